@@ -1,0 +1,104 @@
+/* bicl_kernel.h - OpenCL-only scaffolding shared by the kernel families: storage
+ * types per dtype, vector moves, and the elementwise kernel templates whose argument
+ * layout src/launch.c writes (see bicl_launch_elementwise).
+ *
+ * Every variant of a template applies the same per-element expression ELEM to each
+ * element, whether it sits in a vector lane, in the scalar tail or in a strided view:
+ * with FP_CONTRACT OFF the expression compiles to the same operations everywhere, so
+ * the variant changes speed only (design rule 4). */
+#ifndef BICL_KERNEL_H
+#define BICL_KERNEL_H
+#include "bicl_convert.h"
+
+/* Storage type of each dtype, and the conversions to and from f32 compute. */
+#define BICL_ST_f32      uint
+#define BICL_ST_f16      ushort
+#define BICL_ST_bf16     ushort
+#define BICL_LD_f32(b)   as_float(b)
+#define BICL_LD_f16(b)   bicl_f16_to_f32(b)
+#define BICL_LD_bf16(b)  bicl_bf16_to_f32(b)
+#define BICL_SV_f32(x)   as_uint(x)
+#define BICL_SV_f16(x)   bicl_f32_to_f16(x)
+#define BICL_SV_bf16(x)  bicl_f32_to_bf16(x)
+
+/* Moves of VW lanes between a global vector and a private array. The host runs a
+ * vector variant only when every operand's offset is a multiple of VW, so the
+ * vector pointers are aligned (buffer bases are aligned to at least 16 bytes). */
+#define BICL_VEC_(T, N)        T##N
+#define BICL_VEC(T, N)         BICL_VEC_(T, N)
+#define BICL_VLD_1(T, p, v, a) ((a)[0] = (p)[v])
+#define BICL_VLD_2(T, p, v, a) vstore2(((global const BICL_VEC(T, 2) *)(p))[v], 0, (a))
+#define BICL_VLD_4(T, p, v, a) vstore4(((global const BICL_VEC(T, 4) *)(p))[v], 0, (a))
+#define BICL_VLD_8(T, p, v, a) vstore8(((global const BICL_VEC(T, 8) *)(p))[v], 0, (a))
+#define BICL_VST_1(T, p, v, a) ((p)[v] = (a)[0])
+#define BICL_VST_2(T, p, v, a) (((global BICL_VEC(T, 2) *)(p))[v] = vload2(0, (a)))
+#define BICL_VST_4(T, p, v, a) (((global BICL_VEC(T, 4) *)(p))[v] = vload4(0, (a)))
+#define BICL_VST_8(T, p, v, a) (((global BICL_VEC(T, 8) *)(p))[v] = vload8(0, (a)))
+
+/* Coordinates of linear index l in a right-aligned 4-d shape. */
+BICL_FN ulong4 bicl_unravel(ulong l, ulong4 shape)
+{
+    ulong4 c;
+    c.s3 = l % shape.s3;
+    l /= shape.s3;
+    c.s2 = l % shape.s2;
+    l /= shape.s2;
+    c.s1 = l % shape.s1;
+    c.s0 = l / shape.s1;
+    return c;
+}
+
+BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
+{
+    return c.s0 * s.s0 + c.s1 * s.s1 + c.s2 * s.s2 + c.s3 * s.s3;
+}
+
+/* Grid-stride loop over work units: unit u = gid + k * global_size. */
+#define BICL_FOR_UNITS(u, count)                                                               \
+    for (uint k_ = 0; k_ < ipt; ++k_)                                                          \
+        for (ulong u = get_global_id(0) + (ulong)k_ * get_global_size(0); u < (count); u = (count))
+
+/* ------------------------------------------------ one input, one output */
+/* ELEM(TI, TO, a XA) maps one stored input element to one stored output element.
+ * XP: extra kernel parameters, each preceded by a comma; XA: the same as arguments. */
+#define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                          \
+    kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y, \
+                                  ulong yo, ulong n, uint ipt XP)                              \
+    {                                                                                          \
+        x += xo;                                                                               \
+        y += yo;                                                                               \
+        ulong nv = n / VW;                                                                     \
+        BICL_FOR_UNITS(v, nv)                                                                  \
+        {                                                                                      \
+            BICL_ST_##TI a[VW];                                                                \
+            BICL_ST_##TO b[VW];                                                                \
+            BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                              \
+            for (int l = 0; l < VW; ++l)                                                       \
+                b[l] = ELEM(TI, TO, a[l] XA);                                                  \
+            BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                              \
+        }                                                                                      \
+        ulong t = nv * VW + get_global_id(0);                                                  \
+        if (t < n)                                                                             \
+            y[t] = ELEM(TI, TO, x[t] XA);                                                      \
+    }
+
+#define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                           \
+    kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,              \
+                               global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape,      \
+                               ulong n, uint ipt XP)                                           \
+    {                                                                                          \
+        BICL_FOR_UNITS(l, n)                                                                   \
+        {                                                                                      \
+            ulong4 c = bicl_unravel(l, shape);                                                 \
+            y[yo + bicl_dot(c, ys)] = ELEM(TI, TO, x[xo + bicl_dot(c, xs)] XA);                \
+        }                                                                                      \
+    }
+
+#define BICL_ALL_1_1(NAME, TI, TO, ELEM, XP, XA)                                               \
+    BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                               \
+    BICL_FLAT_1_1(NAME, TI, TO, 2, ELEM, XP, XA)                                               \
+    BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                               \
+    BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, XP, XA)                                               \
+    BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)
+
+#endif /* BICL_KERNEL_H */

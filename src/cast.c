@@ -1,0 +1,37 @@
+/* cast.c - bicl_cast: f32, f16 and bf16 to each other over strided views. */
+#include "internal.h"
+
+#include <stdio.h>
+
+static bool is_float_dtype(bicl_dtype d)
+{
+    return d == BICL_F32 || d == BICL_F16 || d == BICL_BF16;
+}
+
+bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                      const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_clear_error();
+    if (!ctx)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_cast: ctx is NULL");
+    bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, x, "x", false, true);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, y, "y", true, false);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (!is_float_dtype(x->dtype) || !is_float_dtype(y->dtype))
+        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "bicl_cast: %s -> %s (f32, f16, bf16 only)",
+                         bicl_dtype_name(x->dtype), bicl_dtype_name(y->dtype));
+    st = bicl_shapes_equal(x, "x", y, "y");
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+    if (st != BICL_SUCCESS)
+        return st;
+    char base[32];
+    snprintf(base, sizeof base, "cast_%s_%s", bicl_dtype_tag(x->dtype), bicl_dtype_tag(y->dtype));
+    const bicl_tensor *ops[2] = {x, y};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, base, ops, 2, NULL, 0, n_wait,
+                                   wait, done);
+}

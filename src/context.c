@@ -1,0 +1,334 @@
+/* context.c - context creation over engine-owned OpenCL objects, device selection by
+ * spec, the numerics fingerprint. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bicl_status bicl_device_list(cl_device_id *devices, size_t max, size_t *count)
+{
+    bicl_clear_error();
+    if (!count)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_device_list: count is NULL");
+    *count = 0;
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &np);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || np == 0)
+        return BICL_SUCCESS;
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clGetPlatformIDs");
+    cl_platform_id plats[32];
+    if (np > 32)
+        np = 32;
+    clGetPlatformIDs(np, plats, NULL);
+    for (cl_uint p = 0; p < np; ++p) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || !nd)
+            continue;
+        cl_device_id devs[64];
+        if (nd > 64)
+            nd = 64;
+        clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, devs, NULL);
+        for (cl_uint d = 0; d < nd; ++d) {
+            if (devices && *count < max)
+                devices[*count] = devs[d];
+            ++*count;
+        }
+    }
+    return BICL_SUCCESS;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; ++hay) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            ++i;
+        if (i == n)
+            return true;
+    }
+    return n == 0;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; ++s)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* Resolves a device spec (see bicl_context_create_default) to a device. */
+static bicl_status select_device(const char *spec, cl_device_id *out)
+{
+    cl_device_id devs[256];
+    size_t n = 0;
+    bicl_status st = bicl_device_list(devs, 256, &n);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (n > 256)
+        n = 256;
+    if (n == 0)
+        return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "no OpenCL platform or device is installed");
+    if (all_digits(spec)) {
+        unsigned long idx = strtoul(spec, NULL, 10);
+        if (idx >= n)
+            return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "device index %lu: only %zu devices",
+                             idx, n);
+        *out = devs[idx];
+        return BICL_SUCCESS;
+    }
+    char text[256];
+    snprintf(text, sizeof text, "%s", spec);
+    unsigned long want = 0;
+    char *colon = strrchr(text, ':');
+    if (colon && all_digits(colon + 1)) {
+        want = strtoul(colon + 1, NULL, 10);
+        *colon = '\0';
+    }
+    unsigned long seen = 0;
+    char why[1024] = "";
+    bool matched = false;
+    for (size_t i = 0; i < n; ++i) {
+        bicl_device_info info;
+        if (bicl_device_query(devs[i], &info) != BICL_SUCCESS)
+            continue;
+        /* PoCL's platform is "Portable Computing Language"; its version names PoCL. */
+        if (!contains_ci(info.platform_name, text) && !contains_ci(info.vendor, text) &&
+            !contains_ci(info.device_name, text) && !contains_ci(info.platform_version, text))
+            continue;
+        char w[1024];
+        if (bicl_device_suitability(&info, w, sizeof w) != BICL_SUCCESS) {
+            if (!matched)
+                snprintf(why, sizeof why, "%.200s: %.800s", info.device_name, w);
+            matched = true;
+            continue;
+        }
+        matched = true;
+        if (seen++ == want) {
+            *out = devs[i];
+            return BICL_SUCCESS;
+        }
+    }
+    if (matched && why[0])
+        return bicl_fail(BICL_ERR_DEVICE_UNSUITABLE, "device spec '%s': %s", spec, why);
+    return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "no suitable device matches '%s'", spec);
+}
+
+static bicl_status device_in_context(cl_context c, cl_device_id d)
+{
+    cl_device_id devs[64];
+    size_t bytes = 0;
+    cl_int err = clGetContextInfo(c, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes);
+    if (err != CL_SUCCESS)
+        return bicl_fail(err == CL_INVALID_CONTEXT ? BICL_ERR_INVALID_HANDLE : BICL_ERR_OPENCL,
+                         "clGetContextInfo(CL_CONTEXT_DEVICES): %s", bicl_cl_error_name(err));
+    for (size_t i = 0; i < bytes / sizeof devs[0]; ++i)
+        if (devs[i] == d)
+            return BICL_SUCCESS;
+    return bicl_fail(BICL_ERR_CONTEXT_MISMATCH, "the device is not a device of the cl_context");
+}
+
+static void build_fingerprint(bicl_context *ctx)
+{
+    char opts[768];
+    bicl_build_options(ctx, opts, sizeof opts);
+    const bicl_device_info *i = &ctx->info;
+    snprintf(ctx->fingerprint, sizeof ctx->fingerprint,
+             "bicl=%s src=%016llx opts='%s' platform='%s' platform_version='%s' device='%s' "
+             "vendor='%s' driver='%s' caps=0x%03x",
+             BICL_VERSION_STRING, (unsigned long long)bicl_sources_hash(), opts,
+             i->platform_name, i->platform_version, i->device_name, i->vendor,
+             i->driver_version, i->caps);
+    ctx->fingerprint_hash =
+        bicl_fnv1a(BICL_FNV_OFFSET, ctx->fingerprint, strlen(ctx->fingerprint));
+}
+
+static void resolve_cache_dir(bicl_context *ctx)
+{
+    ctx->cache_dir[0] = '\0';
+    if (!ctx->opts.disk_cache)
+        return;
+    const char *dir = ctx->opts.cache_dir[0] ? ctx->opts.cache_dir : getenv("BICL_CACHE_DIR");
+    if (dir && *dir)
+        snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
+}
+
+bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
+                                bicl_context **out)
+{
+    bicl_clear_error();
+    if (!out)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_create: out is NULL");
+    *out = NULL;
+    if (!cl_ctx || !device)
+        return bicl_fail(BICL_ERR_INVALID_HANDLE, "bicl_context_create: %s is NULL",
+                         cl_ctx ? "device" : "cl_context");
+    bicl_status st = device_in_context(cl_ctx, device);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "bicl_context_create");
+    st = bicl_device_query(device, &ctx->info);
+    if (st != BICL_SUCCESS) {
+        free(ctx);
+        return st;
+    }
+    char why[1024];
+    if (bicl_device_suitability(&ctx->info, why, sizeof why) != BICL_SUCCESS) {
+        st = bicl_fail(BICL_ERR_DEVICE_UNSUITABLE, "%s: %s", ctx->info.device_name, why);
+        free(ctx);
+        return st;
+    }
+    if (opts) {
+        ctx->opts = *opts;
+        st = bicl_check_build_options(ctx->opts.build_options);
+        if (st != BICL_SUCCESS) {
+            free(ctx);
+            return st;
+        }
+    } else {
+        bicl_options_defaults(&ctx->opts);
+    }
+    if (strcmp(ctx->opts.profile, "auto") == 0 || ctx->opts.profile[0] == '\0')
+        ctx->profile = bicl_profile_for_device(ctx->info.platform_name, ctx->info.vendor,
+                                               ctx->info.device_name);
+    else
+        ctx->profile = bicl_profile_by_name(ctx->opts.profile);
+    ctx->variant = ctx->profile->variant;
+    if (ctx->variant.work_group_size > ctx->info.max_work_group)
+        ctx->variant.work_group_size = 0;
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        free(ctx);
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "pthread_mutex_init");
+    }
+    clRetainContext(cl_ctx);
+    clRetainDevice(device);
+    ctx->cl_ctx = cl_ctx;
+    ctx->device = device;
+    resolve_cache_dir(ctx);
+    build_fingerprint(ctx);
+    *out = ctx;
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_context_create_default(const char *device_spec, const bicl_options *opts,
+                                        bicl_context **out)
+{
+    bicl_clear_error();
+    if (!out)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_create_default: out is NULL");
+    *out = NULL;
+    const char *spec = device_spec;
+    if (!spec || !*spec)
+        spec = getenv("BICL_DEVICE");
+    if (!spec)
+        spec = "";
+    cl_device_id dev = NULL;
+    bicl_status st = select_device(spec, &dev);
+    if (st != BICL_SUCCESS)
+        return st;
+    cl_int err = CL_SUCCESS;
+    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clCreateContext");
+    st = bicl_context_create(c, dev, opts, out);
+    clReleaseContext(c); /* the bicl_context holds its own reference */
+    return st;
+}
+
+void bicl_context_free(bicl_context *ctx)
+{
+    if (!ctx)
+        return;
+    bicl_kernel_pools_free(ctx);
+    for (int f = 0; f < BICL_FAMILY_COUNT; ++f)
+        if (ctx->programs[f])
+            clReleaseProgram(ctx->programs[f]);
+    pthread_mutex_destroy(&ctx->lock);
+    clReleaseDevice(ctx->device);
+    clReleaseContext(ctx->cl_ctx);
+    free(ctx);
+}
+
+cl_context bicl_context_cl_context(const bicl_context *ctx)
+{
+    return ctx ? ctx->cl_ctx : NULL;
+}
+
+cl_device_id bicl_context_device(const bicl_context *ctx)
+{
+    return ctx ? ctx->device : NULL;
+}
+
+int bicl_context_has_fp64(const bicl_context *ctx)
+{
+    return ctx && (ctx->info.caps & BICL_CAP_FP64) ? 1 : 0;
+}
+
+const char *bicl_fingerprint(const bicl_context *ctx)
+{
+    return ctx ? ctx->fingerprint : "";
+}
+
+uint64_t bicl_fingerprint_hash(const bicl_context *ctx)
+{
+    return ctx ? ctx->fingerprint_hash : 0;
+}
+
+bicl_status bicl_context_cache_stats(const bicl_context *ctx, bicl_cache_stats *out)
+{
+    bicl_clear_error();
+    if (!ctx || !out)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_cache_stats: NULL argument");
+    bicl_context *c = (bicl_context *)ctx;
+    pthread_mutex_lock(&c->lock);
+    *out = c->stats;
+    pthread_mutex_unlock(&c->lock);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_context_set_variant(bicl_context *ctx, const bicl_variant *variant)
+{
+    bicl_clear_error();
+    if (!ctx)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_set_variant: ctx is NULL");
+    bicl_variant v = variant ? *variant : ctx->profile->variant;
+    if (!variant && v.work_group_size > ctx->info.max_work_group)
+        v.work_group_size = 0;
+    bicl_status st = bicl_variant_check(&v, ctx->info.max_work_group);
+    if (st != BICL_SUCCESS)
+        return st;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->variant = v;
+    pthread_mutex_unlock(&ctx->lock);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_context_get_variant(const bicl_context *ctx, bicl_variant *out)
+{
+    bicl_clear_error();
+    if (!ctx || !out)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_get_variant: NULL argument");
+    *out = bicl_context_variant_snapshot((bicl_context *)ctx);
+    return BICL_SUCCESS;
+}
+
+bicl_variant bicl_context_variant_snapshot(bicl_context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bicl_variant v = ctx->variant;
+    pthread_mutex_unlock(&ctx->lock);
+    return v;
+}
+
+const char *bicl_context_profile(const bicl_context *ctx)
+{
+    return ctx ? ctx->profile->name : "";
+}

@@ -1,0 +1,146 @@
+/* device.c - device capabilities, suitability (design rule 3) and selection by spec. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void get_device_string(cl_device_id d, cl_device_info what, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (clGetDeviceInfo(d, what, n, out, NULL) != CL_SUCCESS)
+        out[0] = '\0';
+    out[n - 1] = '\0';
+}
+
+static unsigned fp_caps(cl_device_fp_config cfg)
+{
+    unsigned caps = 0;
+    if (cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+        caps |= BICL_CAP_CR_DIVIDE_SQRT;
+    if (cfg & CL_FP_DENORM)
+        caps |= BICL_CAP_DENORM;
+    if (cfg & CL_FP_INF_NAN)
+        caps |= BICL_CAP_INF_NAN;
+    if (cfg & CL_FP_ROUND_TO_NEAREST)
+        caps |= BICL_CAP_ROUND_NEAREST;
+    if (cfg & CL_FP_FMA)
+        caps |= BICL_CAP_FMA;
+    return caps;
+}
+
+/* fp64 counts only when it is IEEE with denormals, round to nearest and fma: the
+ * RoPE angle math needs exactly that. */
+static bool fp64_usable(cl_device_id d)
+{
+    char ext[8192];
+    get_device_string(d, CL_DEVICE_EXTENSIONS, ext, sizeof ext);
+    if (!strstr(ext, "cl_khr_fp64"))
+        return false;
+    cl_device_fp_config cfg = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof cfg, &cfg, NULL) != CL_SUCCESS)
+        return false;
+    const cl_device_fp_config need =
+        CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA;
+    return (cfg & need) == need;
+}
+
+bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+    cl_platform_id plat = NULL;
+    cl_int err = clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    if (err != CL_SUCCESS)
+        return bicl_fail(err == CL_INVALID_DEVICE ? BICL_ERR_INVALID_HANDLE : BICL_ERR_OPENCL,
+                         "clGetDeviceInfo(CL_DEVICE_PLATFORM): %s", bicl_cl_error_name(err));
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof info->platform_name, info->platform_name,
+                      NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_VERSION, sizeof info->platform_version,
+                      info->platform_version, NULL);
+    info->platform_name[sizeof info->platform_name - 1] = '\0';
+    info->platform_version[sizeof info->platform_version - 1] = '\0';
+    get_device_string(dev, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+    get_device_string(dev, CL_DEVICE_NAME, info->device_name, sizeof info->device_name);
+    get_device_string(dev, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+
+    cl_device_fp_config cfg = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof cfg, &cfg, NULL);
+    info->caps = fp_caps(cfg);
+    if (fp64_usable(dev))
+        info->caps |= BICL_CAP_FP64;
+    cl_bool b = CL_FALSE;
+    if (clGetDeviceInfo(dev, CL_DEVICE_ENDIAN_LITTLE, sizeof b, &b, NULL) == CL_SUCCESS && b)
+        info->caps |= BICL_CAP_LITTLE_ENDIAN;
+    b = CL_FALSE;
+    if (clGetDeviceInfo(dev, CL_DEVICE_COMPILER_AVAILABLE, sizeof b, &b, NULL) == CL_SUCCESS && b)
+        info->caps |= BICL_CAP_COMPILER;
+    char cver[256];
+    get_device_string(dev, CL_DEVICE_OPENCL_C_VERSION, cver, sizeof cver);
+    int major = 0, minor = 0;
+    if (sscanf(cver, "OpenCL C %d.%d", &major, &minor) == 2 &&
+        (major > 1 || (major == 1 && minor >= 2)))
+        info->caps |= BICL_CAP_OPENCL_C_12;
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_work_group,
+                    &info->max_work_group, NULL);
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    info->mem_base_align_bytes = align_bits / 8;
+    return BICL_SUCCESS;
+}
+
+static const struct {
+    unsigned cap;
+    const char *missing;
+} required_caps[] = {
+    {BICL_CAP_CR_DIVIDE_SQRT, "correctly rounded fp32 divide and sqrt "
+                              "(CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)"},
+    {BICL_CAP_DENORM, "fp32 denormals (CL_FP_DENORM)"},
+    {BICL_CAP_INF_NAN, "fp32 inf and NaN (CL_FP_INF_NAN)"},
+    {BICL_CAP_ROUND_NEAREST, "fp32 round to nearest (CL_FP_ROUND_TO_NEAREST)"},
+    {BICL_CAP_LITTLE_ENDIAN, "a little-endian device (host and device share bit patterns)"},
+    {BICL_CAP_COMPILER, "an OpenCL C compiler (CL_DEVICE_COMPILER_AVAILABLE)"},
+    {BICL_CAP_OPENCL_C_12, "OpenCL C 1.2 or later"},
+};
+
+bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, size_t n)
+{
+    size_t used = 0;
+    if (n)
+        why[0] = '\0';
+    for (size_t i = 0; i < sizeof required_caps / sizeof required_caps[0]; ++i) {
+        if (info->caps & required_caps[i].cap)
+            continue;
+        if (n > used) {
+            int w = snprintf(why + used, n - used, "%smissing %s", used ? "; " : "",
+                             required_caps[i].missing);
+            used += w > 0 ? (size_t)w : 0;
+        } else {
+            used += 1;
+        }
+    }
+    if (used == 0) {
+        if (n)
+            snprintf(why, n, "suitable%s", (info->caps & BICL_CAP_FP64) ? " (fp64)" : " (no fp64)");
+        return BICL_SUCCESS;
+    }
+    return BICL_ERR_DEVICE_UNSUITABLE;
+}
+
+bicl_status bicl_device_check(cl_device_id device, char *why, size_t why_size)
+{
+    bicl_clear_error();
+    if (!device)
+        return bicl_fail(BICL_ERR_INVALID_HANDLE, "device is NULL");
+    bicl_device_info info;
+    bicl_status st = bicl_device_query(device, &info);
+    if (st != BICL_SUCCESS)
+        return st;
+    char buf[1024];
+    st = bicl_device_suitability(&info, buf, sizeof buf);
+    if (why && why_size)
+        snprintf(why, why_size, "%s", buf);
+    if (st != BICL_SUCCESS)
+        return bicl_fail(st, "%s: %s", info.device_name, buf);
+    return BICL_SUCCESS;
+}

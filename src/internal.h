@@ -1,0 +1,220 @@
+/* internal.h - what the library's files share and tests may call. Not installed. */
+#ifndef BICL_INTERNAL_H
+#define BICL_INTERNAL_H
+
+#include "bicl/bicl.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* ---------------------------------------------------------------- errors */
+
+/* Records the detail of a failure for bicl_last_error() and returns status, so that
+ * `return bicl_fail(BICL_ERR_X, "y is %d", y);` reads as one step. */
+bicl_status bicl_fail(bicl_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Maps an OpenCL error to a status and records which call failed. */
+bicl_status bicl_fail_cl(cl_int err, const char *what);
+/* Clears the thread's last error at the start of a public call. */
+void bicl_clear_error(void);
+const char *bicl_cl_error_name(cl_int err);
+
+/* ------------------------------------------------------------------ hash */
+
+#define BICL_FNV_OFFSET 0xcbf29ce484222325ull
+uint64_t bicl_fnv1a(uint64_t h, const void *data, size_t n);
+
+/* ------------------------------------------------------- kernel sources */
+
+typedef enum bicl_family {
+    BICL_FAMILY_CAST = 0,
+    BICL_FAMILY_POINTWISE = 1,
+    BICL_FAMILY_ROPE = 2,
+    BICL_FAMILY_COUNT
+} bicl_family;
+
+typedef struct bicl_source {
+    const char *name; /* family name, e.g. "cast" */
+    const char *text; /* the .cl with its cl/ headers expanded */
+    size_t size;
+} bicl_source;
+
+/* Generated at build time from cl/ (src/tools/embed_cl.c). */
+extern const bicl_source bicl_sources[];
+extern const size_t bicl_source_count;
+/* Hash of every embedded source, part of the fingerprint. */
+uint64_t bicl_sources_hash(void);
+const bicl_source *bicl_source_find(const char *name);
+
+/* ---------------------------------------------------------- build options */
+
+#define BICL_FIXED_BUILD_OPTIONS "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
+
+/* ------------------------------------------------------------- profiles */
+
+typedef struct bicl_profile {
+    const char *name;
+    bicl_variant variant;
+} bicl_profile;
+
+const bicl_profile *bicl_profile_by_name(const char *name);
+const bicl_profile *bicl_profile_for_device(const char *platform, const char *vendor,
+                                            const char *device);
+bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
+
+/* --------------------------------------------------------------- options */
+
+#define BICL_PATH_MAX 4096
+struct bicl_options {
+    char build_options[512];
+    char cache_dir[BICL_PATH_MAX];
+    int disk_cache;
+    char profile[32];
+};
+void bicl_options_defaults(bicl_options *o);
+
+/* ------------------------------------------------------------- device */
+
+/* Capability bits, recorded in the fingerprint. */
+enum {
+    BICL_CAP_CR_DIVIDE_SQRT = 1u << 0,
+    BICL_CAP_DENORM = 1u << 1,
+    BICL_CAP_INF_NAN = 1u << 2,
+    BICL_CAP_ROUND_NEAREST = 1u << 3,
+    BICL_CAP_FMA = 1u << 4,
+    BICL_CAP_FP64 = 1u << 5,
+    BICL_CAP_LITTLE_ENDIAN = 1u << 6,
+    BICL_CAP_COMPILER = 1u << 7,
+    BICL_CAP_OPENCL_C_12 = 1u << 8,
+};
+
+typedef struct bicl_device_info {
+    char platform_name[256];
+    char platform_version[256];
+    char vendor[256];
+    char device_name[256];
+    char driver_version[256];
+    unsigned caps;
+    size_t max_work_group;
+    cl_ulong mem_base_align_bytes;
+} bicl_device_info;
+
+bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info);
+/* Which required capabilities are missing, as text in why; BICL_SUCCESS if none. */
+bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, size_t n);
+
+/* --------------------------------------------------------------- context */
+
+typedef struct bicl_kernel_pool bicl_kernel_pool;
+
+struct bicl_context {
+    cl_context cl_ctx;
+    cl_device_id device;
+    bicl_device_info info;
+    bicl_options opts;
+    const bicl_profile *profile;
+    char fingerprint[2048];
+    uint64_t fingerprint_hash;
+    char cache_dir[BICL_PATH_MAX]; /* "" when the disk cache is off */
+
+    pthread_mutex_t lock; /* guards everything below */
+    bicl_variant variant;
+    cl_program programs[BICL_FAMILY_COUNT];
+    bicl_kernel_pool *pools;
+    bicl_cache_stats stats;
+};
+
+/* A checked-out kernel: set its arguments, enqueue, then give it back. The pool
+ * keeps kernel objects per name; one is never shared by two threads at once, because
+ * clSetKernelArg on a shared cl_kernel is not thread-safe. */
+bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *name,
+                                cl_kernel *out);
+void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k);
+void bicl_kernel_pools_free(bicl_context *ctx);
+/* The program of a family, built on first use (memory cache, disk cache, source). */
+bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, cl_program *out);
+/* The exact text given to clCreateProgramWithSource for a family on this context. */
+bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, char **text,
+                                size_t *size);
+const char *bicl_family_name(bicl_family family);
+/* Complete build options for this context (fixed + allowed extras). */
+void bicl_build_options(const bicl_context *ctx, char *out, size_t n);
+
+/* ------------------------------------------------------------ disk cache */
+
+/* Key text of one cache entry: fingerprint, family, source hash. */
+void bicl_cache_key(const bicl_context *ctx, bicl_family family, const char *source,
+                    size_t source_size, char *key, size_t n);
+/* Reads a valid entry into a malloc'ed binary; 1 hit, 0 miss, -1 rejected. */
+int bicl_cache_load(const char *dir, const char *key, unsigned char **bin, size_t *size);
+/* Writes an entry through a temp file and rename; 0 on success. */
+int bicl_cache_store(const char *dir, const char *key, const unsigned char *bin, size_t size);
+/* Path of an entry (for tests that damage it). */
+void bicl_cache_path(const char *dir, const char *key, char *path, size_t n);
+
+/* ------------------------------------------------------------ validation */
+
+/* An operand of an elementwise launch, after validation. */
+typedef struct bicl_operand {
+    const bicl_tensor *t;
+    bool output;
+    bool broadcast_ok; /* zero strides allowed (inputs) */
+} bicl_operand;
+
+/* Checks one view on its own: handle, context, rank, extents, strides, dtype,
+ * bounds against CL_MEM_SIZE, self-overlap for outputs. */
+bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
+                              bool output, bool broadcast_ok);
+/* Number of elements; the view must already have been checked. */
+size_t bicl_tensor_numel(const bicl_tensor *t);
+/* Checks that shapes are equal (after aligning ranks: leading dims of size 1). */
+bicl_status bicl_shapes_equal(const bicl_tensor *a, const char *an, const bicl_tensor *b,
+                              const char *bn);
+/* Checks aliasing between an output and another operand: allowed only when identical
+ * views of the same element size and `identical_ok` (in place). */
+bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_tensor *other,
+                             const char *oth, bool identical_ok);
+bicl_status bicl_queue_check(const bicl_context *ctx, cl_command_queue q, cl_uint n_wait,
+                             const cl_event *wait);
+
+/* Up to 4 dims after merging dims that are contiguous in every operand. */
+#define BICL_MAX_OPERANDS 6
+typedef struct bicl_iter {
+    int rank;
+    size_t shape[BICL_MAX_RANK];
+    size_t stride[BICL_MAX_OPERANDS][BICL_MAX_RANK];
+    size_t n;
+    int n_operands;
+    bool flat; /* one dim, stride 1 in every operand */
+} bicl_iter;
+/* Builds the iteration space of operands of equal shape (all views checked). */
+void bicl_iter_build(bicl_iter *it, const bicl_tensor *const *ops, int n_ops);
+
+/* ---------------------------------------------------------------- launch */
+
+/* Extra scalar arguments of an op, appended after the standard ones. */
+typedef struct bicl_kernel_arg {
+    size_t size;
+    const void *value;
+} bicl_kernel_arg;
+
+/* Launches an elementwise kernel "<base>_flat_v<VW>" or "<base>_strided" over
+ * operands of equal shape. Standard arguments, in order:
+ *   flat:    (mem, ulong off) per operand, ulong n, uint items_per_thread, extras...
+ *   strided: (mem, ulong off, ulong4 stride) per operand, ulong4 shape, ulong n,
+ *            uint items_per_thread, extras...
+ * Operands must be validated by the caller. */
+bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
+                                    const char *base, const bicl_tensor *const *ops, int n_ops,
+                                    const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
+                                    const cl_event *wait, cl_event *done);
+
+/* Enqueues a prepared kernel with the context's variant geometry for `units` work
+ * units (work-items before rounding to the work-group size). */
+bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+                         size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
+bicl_variant bicl_context_variant_snapshot(bicl_context *ctx);
+const char *bicl_dtype_tag(bicl_dtype d);
+
+#endif /* BICL_INTERNAL_H */

@@ -1,0 +1,56 @@
+/* profile.c - platform profiles: the default kernel variant per vendor. The tables
+ * live in platforms/<vendor>/profile.h. A profile changes speed, never bits. */
+#include "internal.h"
+
+#include <string.h>
+
+#define BICL_PROFILE(name, vw, ipt, wg) {name, {vw, ipt, wg}},
+static const bicl_profile profiles[] = {
+#include "../platforms/pocl/profile.h"
+#include "../platforms/nvidia/profile.h"
+#include "../platforms/amd/profile.h"
+    {"generic", {1, 1, 0}},
+};
+#undef BICL_PROFILE
+
+const bicl_profile *bicl_profile_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; ++i)
+        if (strcmp(profiles[i].name, name) == 0)
+            return &profiles[i];
+    return NULL;
+}
+
+static bool has(const char *hay, const char *needle)
+{
+    return strstr(hay, needle) != NULL;
+}
+
+const bicl_profile *bicl_profile_for_device(const char *platform, const char *vendor,
+                                            const char *device)
+{
+    (void)device;
+    if (has(platform, "Portable Computing Language") || has(platform, "PoCL"))
+        return bicl_profile_by_name("pocl");
+    if (has(vendor, "NVIDIA") || has(platform, "NVIDIA"))
+        return bicl_profile_by_name("nvidia");
+    if (has(vendor, "Advanced Micro Devices") || has(vendor, "AMD") || has(platform, "AMD"))
+        return bicl_profile_by_name("amd");
+    return bicl_profile_by_name("generic");
+}
+
+bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group)
+{
+    unsigned vw = v->vector_width;
+    if (vw != 1 && vw != 2 && vw != 4 && vw != 8)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "vector width %u: must be 1, 2, 4 or 8", vw);
+    if (v->items_per_thread < 1 || v->items_per_thread > 64)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "items per thread %u: must be 1..64",
+                         v->items_per_thread);
+    size_t wg = v->work_group_size;
+    if (wg != 0 && ((wg & (wg - 1)) != 0 || wg > max_work_group))
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "work-group size %zu: must be 0 or a power of two up to %zu", wg,
+                         max_work_group);
+    return BICL_SUCCESS;
+}

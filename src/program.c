@@ -1,0 +1,243 @@
+/* program.c - programs built with the library's fixed options (design rule 2), the
+ * per-context memory cache, the disk cache path and the kernel pools. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const family_names[BICL_FAMILY_COUNT] = {"cast", "pointwise", "rope"};
+
+const char *bicl_family_name(bicl_family family)
+{
+    return family_names[family];
+}
+
+void bicl_build_options(const bicl_context *ctx, char *out, size_t n)
+{
+    if (ctx->opts.build_options[0])
+        snprintf(out, n, "%s %s", BICL_FIXED_BUILD_OPTIONS, ctx->opts.build_options);
+    else
+        snprintf(out, n, "%s", BICL_FIXED_BUILD_OPTIONS);
+}
+
+bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, char **text,
+                                size_t *size)
+{
+    const bicl_source *src = bicl_source_find(family_names[family]);
+    if (!src)
+        return bicl_fail(BICL_ERR_OPENCL, "no embedded source for family %s",
+                         family_names[family]);
+    /* The pragma leads every program; internal switches are source text, so that the
+     * build options stay exactly the fixed ones and callers cannot inject -D. */
+    char prefix[128];
+    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s",
+                        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "");
+    size_t total = (size_t)plen + src->size;
+    char *buf = malloc(total + 1);
+    if (!buf)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "program source");
+    memcpy(buf, prefix, (size_t)plen);
+    memcpy(buf + plen, src->text, src->size);
+    buf[total] = '\0';
+    *text = buf;
+    *size = total;
+    return BICL_SUCCESS;
+}
+
+static bicl_status build_failed(cl_program p, cl_device_id d, cl_int err, const char *family)
+{
+    size_t len = 0;
+    clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    char *log = malloc(len + 1);
+    if (log) {
+        log[0] = '\0';
+        clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+        log[len] = '\0';
+    }
+    bicl_status st = bicl_fail(BICL_ERR_BUILD_FAILED, "building '%s' failed (%s): %s", family,
+                               bicl_cl_error_name(err), log ? log : "(no log)");
+    free(log);
+    return st;
+}
+
+static cl_program build_from_binary(bicl_context *ctx, const unsigned char *bin, size_t size,
+                                    const char *options)
+{
+    cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
+    cl_program p = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device, &size, &bin,
+                                             &bin_status, &err);
+    if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
+        if (p)
+            clReleaseProgram(p);
+        return NULL;
+    }
+    if (clBuildProgram(p, 1, &ctx->device, options, NULL, NULL) != CL_SUCCESS) {
+        clReleaseProgram(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void store_binary(bicl_context *ctx, cl_program p, const char *key)
+{
+    size_t size = 0;
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0) {
+        ctx->stats.disk_write_fail++;
+        return;
+    }
+    unsigned char *bin = malloc(size);
+    if (!bin) {
+        ctx->stats.disk_write_fail++;
+        return;
+    }
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS &&
+        bicl_cache_store(ctx->cache_dir, key, bin, size) == 0)
+        ctx->stats.disk_writes++;
+    else
+        ctx->stats.disk_write_fail++;
+    free(bin);
+}
+
+/* Called with ctx->lock held. */
+static bicl_status build_program(bicl_context *ctx, bicl_family family, cl_program *out)
+{
+    char *text = NULL;
+    size_t size = 0;
+    bicl_status st = bicl_program_source(ctx, family, &text, &size);
+    if (st != BICL_SUCCESS)
+        return st;
+    char options[768];
+    bicl_build_options(ctx, options, sizeof options);
+    char key[4096];
+    key[0] = '\0';
+    if (ctx->cache_dir[0]) {
+        bicl_cache_key(ctx, family, text, size, key, sizeof key);
+        unsigned char *bin = NULL;
+        size_t bin_size = 0;
+        int r = bicl_cache_load(ctx->cache_dir, key, &bin, &bin_size);
+        if (r == 1) {
+            cl_program p = build_from_binary(ctx, bin, bin_size, options);
+            free(bin);
+            if (p) {
+                ctx->stats.disk_hits++;
+                free(text);
+                *out = p;
+                return BICL_SUCCESS;
+            }
+        }
+        if (r != 0)
+            ctx->stats.disk_rejected++;
+    }
+    cl_int err = CL_SUCCESS;
+    const char *src = text;
+    cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 1, &src, &size, &err);
+    free(text);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clCreateProgramWithSource");
+    err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = build_failed(p, ctx->device, err, family_names[family]);
+        clReleaseProgram(p);
+        return st;
+    }
+    ctx->stats.programs_built++;
+    if (key[0])
+        store_binary(ctx, p, key);
+    *out = p;
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, cl_program *out)
+{
+    bicl_status st = BICL_SUCCESS;
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->programs[family])
+        st = build_program(ctx, family, &ctx->programs[family]);
+    *out = ctx->programs[family];
+    pthread_mutex_unlock(&ctx->lock);
+    return st;
+}
+
+/* ------------------------------------------------------------ kernel pools */
+
+struct bicl_kernel_pool {
+    char name[96];
+    cl_kernel *free;
+    size_t n, cap;
+    bicl_kernel_pool *next;
+};
+
+static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name, bool create)
+{
+    for (bicl_kernel_pool *p = ctx->pools; p; p = p->next)
+        if (strcmp(p->name, name) == 0)
+            return p;
+    if (!create)
+        return NULL;
+    bicl_kernel_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->next = ctx->pools;
+    ctx->pools = p;
+    return p;
+}
+
+bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *name,
+                                cl_kernel *out)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bicl_kernel_pool *pool = find_pool(ctx, name, false);
+    if (pool && pool->n > 0) {
+        *out = pool->free[--pool->n];
+        pthread_mutex_unlock(&ctx->lock);
+        return BICL_SUCCESS;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    cl_program prog = NULL;
+    bicl_status st = bicl_program_get(ctx, family, &prog);
+    if (st != BICL_SUCCESS)
+        return st;
+    cl_int err = CL_SUCCESS;
+    *out = clCreateKernel(prog, name, &err);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, name);
+    return BICL_SUCCESS;
+}
+
+void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bicl_kernel_pool *pool = find_pool(ctx, name, true);
+    if (pool && pool->n == pool->cap) {
+        size_t cap = pool->cap ? pool->cap * 2 : 4;
+        cl_kernel *grown = realloc(pool->free, cap * sizeof *grown);
+        if (grown) {
+            pool->free = grown;
+            pool->cap = cap;
+        }
+    }
+    if (pool && pool->n < pool->cap) {
+        pool->free[pool->n++] = k;
+        k = NULL;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (k)
+        clReleaseKernel(k);
+}
+
+void bicl_kernel_pools_free(bicl_context *ctx)
+{
+    bicl_kernel_pool *p = ctx->pools;
+    while (p) {
+        bicl_kernel_pool *next = p->next;
+        for (size_t i = 0; i < p->n; ++i)
+            clReleaseKernel(p->free[i]);
+        free(p->free);
+        free(p);
+        p = next;
+    }
+    ctx->pools = NULL;
+}

@@ -1,0 +1,199 @@
+/* common.c - shared test scaffolding (see common.h). */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *test_device_spec(void)
+{
+    const char *s = getenv("BICL_TEST_DEVICE");
+    if (!s || !*s)
+        s = getenv("BICL_DEVICE");
+    return (s && *s) ? s : "pocl";
+}
+
+int test_env_setup(void **state)
+{
+    test_env *env = calloc(1, sizeof *env);
+    if (!env)
+        return -1;
+    bicl_status st = bicl_context_create_default(test_device_spec(), NULL, &env->ctx);
+    if (st != BICL_SUCCESS) {
+        fprintf(stderr, "no test device '%s': %s\n  %s\n", test_device_spec(),
+                bicl_status_string(st), bicl_last_error(NULL));
+        free(env);
+        return -1;
+    }
+    cl_int err = CL_SUCCESS;
+    env->queue = clCreateCommandQueue(bicl_context_cl_context(env->ctx),
+                                      bicl_context_device(env->ctx), 0, &err);
+    if (err != CL_SUCCESS) {
+        bicl_context_free(env->ctx);
+        free(env);
+        return -1;
+    }
+    *state = env;
+    return 0;
+}
+
+int test_env_teardown(void **state)
+{
+    test_env *env = *state;
+    if (!env)
+        return 0;
+    clFinish(env->queue);
+    clReleaseCommandQueue(env->queue);
+    bicl_context_free(env->ctx);
+    free(env);
+    return 0;
+}
+
+test_buf test_buf_new(test_env *env, size_t elem, size_t n_elems, const void *init)
+{
+    test_buf b;
+    b.payload = elem * n_elems;
+    b.elem = elem;
+    b.lead = CANARY_BYTES / elem;
+    size_t total = b.payload + 2 * CANARY_BYTES;
+    unsigned char *host = malloc(total);
+    assert_non_null(host);
+    memset(host, CANARY_BYTE, total);
+    if (init)
+        memcpy(host + CANARY_BYTES, init, b.payload);
+    cl_int err = CL_SUCCESS;
+    b.mem = clCreateBuffer(bicl_context_cl_context(env->ctx),
+                           CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, total, host, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    free(host);
+    return b;
+}
+
+void test_buf_free(test_buf *b)
+{
+    if (b->mem)
+        clReleaseMemObject(b->mem);
+    b->mem = NULL;
+}
+
+void test_buf_read_all(test_env *env, const test_buf *b, unsigned char *out)
+{
+    assert_int_equal(clEnqueueReadBuffer(env->queue, b->mem, CL_TRUE, 0,
+                                         b->payload + 2 * CANARY_BYTES, out, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+void test_buf_read(test_env *env, const test_buf *b, void *out)
+{
+    assert_int_equal(clEnqueueReadBuffer(env->queue, b->mem, CL_TRUE, CANARY_BYTES, b->payload,
+                                         out, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+void test_buf_assert_canaries(test_env *env, const test_buf *b)
+{
+    size_t total = b->payload + 2 * CANARY_BYTES;
+    unsigned char *all = malloc(total);
+    assert_non_null(all);
+    test_buf_read_all(env, b, all);
+    for (size_t i = 0; i < CANARY_BYTES; ++i) {
+        if (all[i] != CANARY_BYTE || all[CANARY_BYTES + b->payload + i] != CANARY_BYTE) {
+            free(all);
+            fail_msg("canary band overwritten at band byte %zu", i);
+        }
+    }
+    free(all);
+}
+
+bicl_tensor test_view(const test_buf *b, bicl_dtype dt, size_t extra_off, int rank,
+                      const size_t *shape)
+{
+    return bicl_tensor_contiguous(b->mem, dt, b->lead + extra_off, rank, shape);
+}
+
+uint64_t test_rand(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+static const uint32_t special_f32[] = {
+    0x00000000u, 0x80000000u,                           /* +-0 */
+    0x7f800000u, 0xff800000u,                           /* +-inf */
+    0x7fc00000u, 0xffc00000u, 0x7fc00001u, 0xffd23456u, /* quiet NaN, payloads */
+    0x7f800001u, 0xff800001u, 0x7fa00000u, 0x7f812345u, /* signalling NaN */
+    0x7f801fffu, 0x7fffe000u,                           /* NaN, payload only in low bits */
+    0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu, /* f32 denormals */
+    0x00400000u, 0x00800000u, 0x80800000u,              /* denormal, min normal */
+    0x7f7fffffu, 0xff7fffffu,                           /* +-FLT_MAX */
+    0x477fe000u, 0x477fefffu, 0x477ff000u, 0x477ff001u, /* f16 max, overflow edges */
+    0xc77ff000u, 0x47800000u,                           /* -65520, 65536 */
+    0x38800000u, 0x387fffffu, 0x387fe000u, 0x387ff000u, /* f16 min normal edges */
+    0x33800000u, 0x33000000u, 0x33000001u, 0x32ffffffu, /* f16 2^-24, 2^-25 tie */
+    0xb3000000u, 0xb3000001u, 0x33c00000u, 0x34200000u, /* f16 denormal ties */
+    0x3f801000u, 0x3f803000u, 0x3f800fffu, 0x3f801001u, /* f16 ties to even */
+    0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x3f808001u, /* bf16 ties to even */
+    0x7f7f8000u, 0x7f7f7fffu, 0xff7f8000u,              /* bf16 overflow to inf */
+    0x3f800000u, 0xbf800000u, 0x40490fdbu, 0x3eaaaaabu, /* ordinary values */
+};
+
+size_t test_special_f32(const uint32_t **out)
+{
+    *out = special_f32;
+    return sizeof special_f32 / sizeof special_f32[0];
+}
+
+void test_fill_f32_bits(uint32_t *out, size_t n, uint64_t seed)
+{
+    const uint32_t *sp;
+    size_t ns = test_special_f32(&sp);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t r = test_rand(&s);
+        switch (r % 4) {
+        case 0: /* any bit pattern */
+            out[i] = (uint32_t)(r >> 32);
+            break;
+        case 1: { /* moderate magnitudes, both signs */
+            float v = (float)((double)(int64_t)(r >> 11) / 9007199254740992.0 * 16.0);
+            memcpy(&out[i], &v, 4);
+            break;
+        }
+        case 2: /* f16 range, near rounding boundaries */
+            out[i] = (uint32_t)(0x33000000u + (uint32_t)((r >> 32) % 0x14800000u)) |
+                     (uint32_t)(r & 0x80000000u);
+            break;
+        default:
+            out[i] = sp[(r >> 32) % ns];
+            break;
+        }
+    }
+}
+
+void test_fill_u16_bits(uint16_t *out, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t r = test_rand(&s);
+        out[i] = (uint16_t)(i < 65536 ? i : (r >> 40));
+    }
+}
+
+void test_assert_bits_equal(const void *a, const void *b, size_t n_elems, size_t elem,
+                            const char *what)
+{
+    const unsigned char *pa = a, *pb = b;
+    for (size_t i = 0; i < n_elems; ++i) {
+        if (memcmp(pa + i * elem, pb + i * elem, elem) != 0) {
+            uint64_t va = 0, vb = 0;
+            memcpy(&va, pa + i * elem, elem);
+            memcpy(&vb, pb + i * elem, elem);
+            fail_msg("%s: element %zu differs: 0x%0*llx vs 0x%0*llx", what, i, (int)(2 * elem),
+                     (unsigned long long)va, (int)(2 * elem), (unsigned long long)vb);
+        }
+    }
+}

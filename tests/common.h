@@ -1,0 +1,65 @@
+/* common.h - what the CMocka tests share: a context on the test device, buffers with
+ * canary bands, special values, and a deterministic random source. */
+#ifndef BICL_TEST_COMMON_H
+#define BICL_TEST_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* The device tests run on: $BICL_TEST_DEVICE, else $BICL_DEVICE, else "pocl". */
+const char *test_device_spec(void);
+
+typedef struct test_env {
+    bicl_context *ctx;
+    cl_command_queue queue;
+} test_env;
+
+/* CMocka group setup/teardown: state is a test_env. */
+int test_env_setup(void **state);
+int test_env_teardown(void **state);
+
+/* A device buffer with CANARY_BYTES of a fixed pattern before and after the payload.
+ * Views use element offsets that start after the leading band. */
+#define CANARY_BYTES 256
+#define CANARY_BYTE  0xa5
+typedef struct test_buf {
+    cl_mem mem;
+    size_t payload;  /* bytes */
+    size_t lead;     /* CANARY_BYTES, as elements of elem size */
+    size_t elem;
+} test_buf;
+
+test_buf test_buf_new(test_env *env, size_t elem, size_t n_elems, const void *init);
+void test_buf_free(test_buf *b);
+/* Payload bytes back to host (blocking). */
+void test_buf_read(test_env *env, const test_buf *b, void *out);
+/* Asserts that both canary bands hold the pattern. */
+void test_buf_assert_canaries(test_env *env, const test_buf *b);
+/* Whole buffer, bands included. */
+void test_buf_read_all(test_env *env, const test_buf *b, unsigned char *out);
+
+/* A contiguous view of the payload, starting at element `extra_off` past the band. */
+bicl_tensor test_view(const test_buf *b, bicl_dtype dt, size_t extra_off, int rank,
+                      const size_t *shape);
+
+/* xorshift64*: reproducible everywhere. */
+uint64_t test_rand(uint64_t *s);
+/* Random f32 bit patterns: a mix of uniform bits, values of moderate range, and the
+ * special classes (zeros, infs, quiet/signalling NaNs with payloads, denormals,
+ * FLT_MAX, f16 and bf16 rounding edges and ties). */
+void test_fill_f32_bits(uint32_t *out, size_t n, uint64_t seed);
+/* The special f32 bit patterns used above; returns their count. */
+size_t test_special_f32(const uint32_t **out);
+/* Random 16-bit patterns with every special class of f16/bf16. */
+void test_fill_u16_bits(uint16_t *out, size_t n, uint64_t seed);
+
+/* Memcmp with a message naming the first differing element. */
+void test_assert_bits_equal(const void *a, const void *b, size_t n_elems, size_t elem,
+                            const char *what);
+
+#endif
