@@ -11,15 +11,15 @@
 #include "bicl_convert.h"
 
 /* Storage type of each dtype, and the conversions to and from f32 compute. */
-#define BICL_ST_f32      uint
-#define BICL_ST_f16      ushort
-#define BICL_ST_bf16     ushort
-#define BICL_LD_f32(b)   as_float(b)
-#define BICL_LD_f16(b)   bicl_f16_to_f32(b)
-#define BICL_LD_bf16(b)  bicl_bf16_to_f32(b)
-#define BICL_SV_f32(x)   as_uint(x)
-#define BICL_SV_f16(x)   bicl_f32_to_f16(x)
-#define BICL_SV_bf16(x)  bicl_f32_to_bf16(x)
+#define BICL_ST_f32     uint
+#define BICL_ST_f16     ushort
+#define BICL_ST_bf16    ushort
+#define BICL_LD_f32(b)  as_float(b)
+#define BICL_LD_f16(b)  bicl_f16_to_f32(b)
+#define BICL_LD_bf16(b) bicl_bf16_to_f32(b)
+#define BICL_SV_f32(x)  as_uint(x)
+#define BICL_SV_f16(x)  bicl_f32_to_f16(x)
+#define BICL_SV_bf16(x) bicl_f32_to_bf16(x)
 
 /* Moves of VW lanes between a global vector and a private array. The host runs a
  * vector variant only when every operand's offset is a multiple of VW, so the
@@ -54,51 +54,51 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 }
 
 /* Grid-stride loop over work units: unit u = gid + k * global_size. */
-#define BICL_FOR_UNITS(u, count)                                                               \
-    for (uint k_ = 0; k_ < ipt; ++k_)                                                          \
+#define BICL_FOR_UNITS(u, count)                                                                   \
+    for (uint k_ = 0; k_ < ipt; ++k_)                                                              \
         for (ulong u = get_global_id(0) + (ulong)k_ * get_global_size(0); u < (count); u = (count))
 
 /* ------------------------------------------------ one input, one output */
 /* ELEM(TI, TO, a XA) maps one stored input element to one stored output element.
  * XP: extra kernel parameters, each preceded by a comma; XA: the same as arguments. */
-#define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                          \
-    kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y, \
-                                  ulong yo, ulong n, uint ipt XP)                              \
-    {                                                                                          \
-        x += xo;                                                                               \
-        y += yo;                                                                               \
-        ulong nv = n / VW;                                                                     \
-        BICL_FOR_UNITS(v, nv)                                                                  \
-        {                                                                                      \
-            BICL_ST_##TI a[VW];                                                                \
-            BICL_ST_##TO b[VW];                                                                \
-            BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                              \
-            for (int l = 0; l < VW; ++l)                                                       \
-                b[l] = ELEM(TI, TO, a[l] XA);                                                  \
-            BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                              \
-        }                                                                                      \
-        ulong t = nv * VW + get_global_id(0);                                                  \
-        if (t < n)                                                                             \
-            y[t] = ELEM(TI, TO, x[t] XA);                                                      \
+#define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                              \
+    kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y,  \
+                                  ulong yo, ulong n, uint ipt XP)                                  \
+    {                                                                                              \
+        x += xo;                                                                                   \
+        y += yo;                                                                                   \
+        ulong nv = n / VW;                                                                         \
+        BICL_FOR_UNITS(v, nv)                                                                      \
+        {                                                                                          \
+            BICL_ST_##TI a[VW];                                                                    \
+            BICL_ST_##TO b[VW];                                                                    \
+            BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
+            for (int l = 0; l < VW; ++l)                                                           \
+                b[l] = ELEM(TI, TO, a[l] XA);                                                      \
+            BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
+        }                                                                                          \
+        ulong t = nv * VW + get_global_id(0);                                                      \
+        if (t < n)                                                                                 \
+            y[t] = ELEM(TI, TO, x[t] XA);                                                          \
     }
 
-#define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                           \
-    kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,              \
-                               global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape,      \
-                               ulong n, uint ipt XP)                                           \
-    {                                                                                          \
-        BICL_FOR_UNITS(l, n)                                                                   \
-        {                                                                                      \
-            ulong4 c = bicl_unravel(l, shape);                                                 \
-            y[yo + bicl_dot(c, ys)] = ELEM(TI, TO, x[xo + bicl_dot(c, xs)] XA);                \
-        }                                                                                      \
+#define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                               \
+    kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,                  \
+                               global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
+                               uint ipt XP)                                                        \
+    {                                                                                              \
+        BICL_FOR_UNITS(l, n)                                                                       \
+        {                                                                                          \
+            ulong4 c = bicl_unravel(l, shape);                                                     \
+            y[yo + bicl_dot(c, ys)] = ELEM(TI, TO, x[xo + bicl_dot(c, xs)] XA);                    \
+        }                                                                                          \
     }
 
-#define BICL_ALL_1_1(NAME, TI, TO, ELEM, XP, XA)                                               \
-    BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                               \
-    BICL_FLAT_1_1(NAME, TI, TO, 2, ELEM, XP, XA)                                               \
-    BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                               \
-    BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, XP, XA)                                               \
+#define BICL_ALL_1_1(NAME, TI, TO, ELEM, XP, XA)                                                   \
+    BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                                   \
+    BICL_FLAT_1_1(NAME, TI, TO, 2, ELEM, XP, XA)                                                   \
+    BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                                   \
+    BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, XP, XA)                                                   \
     BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)
 
 #endif /* BICL_KERNEL_H */

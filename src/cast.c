@@ -3,11 +3,6 @@
 
 #include <stdio.h>
 
-static bool is_float_dtype(bicl_dtype d)
-{
-    return d == BICL_F32 || d == BICL_F16 || d == BICL_BF16;
-}
-
 bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
                       const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
@@ -16,14 +11,15 @@ bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tens
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_cast: ctx is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
     if (st == BICL_SUCCESS)
+        st = bicl_dtype_check(x, "x", BICL_FLOAT_DTYPES);
+    if (st == BICL_SUCCESS)
+        st = bicl_dtype_check(y, "y", BICL_FLOAT_DTYPES);
+    if (st == BICL_SUCCESS)
         st = bicl_tensor_check(ctx, x, "x", false, true);
     if (st == BICL_SUCCESS)
         st = bicl_tensor_check(ctx, y, "y", true, false);
     if (st != BICL_SUCCESS)
         return st;
-    if (!is_float_dtype(x->dtype) || !is_float_dtype(y->dtype))
-        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "bicl_cast: %s -> %s (f32, f16, bf16 only)",
-                         bicl_dtype_name(x->dtype), bicl_dtype_name(y->dtype));
     st = bicl_shapes_equal(x, "x", y, "y");
     if (st == BICL_SUCCESS)
         st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);

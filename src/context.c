@@ -45,7 +45,8 @@ static bool contains_ci(const char *hay, const char *needle)
     size_t n = strlen(needle);
     for (; *hay; ++hay) {
         size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
             ++i;
         if (i == n)
             return true;
@@ -78,8 +79,8 @@ static bicl_status select_device(const char *spec, cl_device_id *out)
     if (all_digits(spec)) {
         unsigned long idx = strtoul(spec, NULL, 10);
         if (idx >= n)
-            return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "device index %lu: only %zu devices",
-                             idx, n);
+            return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "device index %lu: only %zu devices", idx,
+                             n);
         *out = devs[idx];
         return BICL_SUCCESS;
     }
@@ -142,11 +143,9 @@ static void build_fingerprint(bicl_context *ctx)
     snprintf(ctx->fingerprint, sizeof ctx->fingerprint,
              "bicl=%s src=%016llx opts='%s' platform='%s' platform_version='%s' device='%s' "
              "vendor='%s' driver='%s' caps=0x%03x",
-             BICL_VERSION_STRING, (unsigned long long)bicl_sources_hash(), opts,
-             i->platform_name, i->platform_version, i->device_name, i->vendor,
-             i->driver_version, i->caps);
-    ctx->fingerprint_hash =
-        bicl_fnv1a(BICL_FNV_OFFSET, ctx->fingerprint, strlen(ctx->fingerprint));
+             BICL_VERSION_STRING, (unsigned long long)bicl_sources_hash(), opts, i->platform_name,
+             i->platform_version, i->device_name, i->vendor, i->driver_version, i->caps);
+    ctx->fingerprint_hash = bicl_fnv1a(BICL_FNV_OFFSET, ctx->fingerprint, strlen(ctx->fingerprint));
 }
 
 static void resolve_cache_dir(bicl_context *ctx)

@@ -30,8 +30,8 @@ void bicl_cache_key(const bicl_context *ctx, bicl_family family, const char *sou
                     size_t source_size, char *key, size_t n)
 {
     uint64_t src = bicl_fnv1a(BICL_FNV_OFFSET, source, source_size);
-    snprintf(key, n, "%s\nfamily=%s\nprogram=%016llx\n", ctx->fingerprint,
-             bicl_family_name(family), (unsigned long long)src);
+    snprintf(key, n, "%s\nfamily=%s\nprogram=%016llx\n", ctx->fingerprint, bicl_family_name(family),
+             (unsigned long long)src);
 }
 
 void bicl_cache_path(const char *dir, const char *key, char *path, size_t n)
@@ -82,9 +82,9 @@ int bicl_cache_load(const char *dir, const char *key, unsigned char **bin, size_
     int verdict = -1;
     if (len >= sizeof h) {
         memcpy(&h, data, sizeof h);
-        bool header_ok = memcmp(h.magic, MAGIC, sizeof MAGIC) == 0 &&
-                         h.version == FORMAT_VERSION && h.key_len == key_len &&
-                         h.bin_size == len - sizeof h - key_len && h.bin_size > 0;
+        bool header_ok = memcmp(h.magic, MAGIC, sizeof MAGIC) == 0 && h.version == FORMAT_VERSION &&
+                         h.key_len == key_len && h.bin_size == len - sizeof h - key_len &&
+                         h.bin_size > 0;
         if (header_ok && memcmp(data + sizeof h, key, key_len) == 0) {
             const unsigned char *b = data + sizeof h + key_len;
             if (entry_checksum(key, b, (size_t)h.bin_size) == h.checksum) {

@@ -134,6 +134,10 @@ void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k);
 void bicl_kernel_pools_free(bicl_context *ctx);
 /* The program of a family, built on first use (memory cache, disk cache, source). */
 bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, cl_program *out);
+/* Builds source text with the context's options; BICL_ERR_BUILD_FAILED carries the
+ * build log in the detail. */
+bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char *text, size_t size,
+                                 cl_program *out);
 /* The exact text given to clCreateProgramWithSource for a family on this context. */
 bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, char **text,
                                 size_t *size);
@@ -166,6 +170,10 @@ typedef struct bicl_operand {
  * bounds against CL_MEM_SIZE, self-overlap for outputs. */
 bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
                               bool output, bool broadcast_ok);
+/* Checks a view's dtype against a mask of (1u << dtype); NULL views pass (the full
+ * check reports them). */
+#define BICL_FLOAT_DTYPES ((1u << BICL_F32) | (1u << BICL_F16) | (1u << BICL_BF16))
+bicl_status bicl_dtype_check(const bicl_tensor *t, const char *name, unsigned allowed);
 /* Number of elements; the view must already have been checked. */
 size_t bicl_tensor_numel(const bicl_tensor *t);
 /* Checks that shapes are equal (after aligning ranks: leading dims of size 1). */

@@ -15,8 +15,8 @@ static size_t round_up(size_t x, size_t m)
 static size_t fit_work_group(cl_kernel k, cl_device_id dev, size_t wg)
 {
     size_t kmax = 0;
-    if (wg == 0 || clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
-                                            &kmax, NULL) != CL_SUCCESS)
+    if (wg == 0 || clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax,
+                                            NULL) != CL_SUCCESS)
         return wg;
     while (wg > kmax && wg > 1)
         wg /= 2;

@@ -8,7 +8,11 @@
 
 /* Options that cannot change a single result bit. */
 static const char *const allowed_options[] = {
-    "-w", "-Werror", "-cl-kernel-arg-info", "-cl-opt-disable", "-g",
+    "-w",
+    "-Werror",
+    "-cl-kernel-arg-info",
+    "-cl-opt-disable",
+    "-g",
     /* already part of the fixed options; repeating it changes nothing */
     "-cl-fp32-correctly-rounded-divide-sqrt",
 };
@@ -16,10 +20,20 @@ static const char *const allowed_options[] = {
 /* Options that can change numerics, or that would let a caller redefine the
  * library's internals or its language version. A prefix match counts. */
 static const char *const unsafe_prefixes[] = {
-    "-cl-fast-relaxed-math", "-cl-mad-enable",    "-cl-unsafe-math-optimizations",
-    "-cl-finite-math-only",  "-cl-denorms-are-zero", "-cl-no-signed-zeros",
+    "-cl-fast-relaxed-math",
+    "-cl-mad-enable",
+    "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only",
+    "-cl-denorms-are-zero",
+    "-cl-no-signed-zeros",
     "-cl-single-precision-constant",
-    "-cl-std", "-D", "-U", "-I", "-x", "-cl-uniform-work-group-size", "-cl-strict-aliasing",
+    "-cl-std",
+    "-D",
+    "-U",
+    "-I",
+    "-x",
+    "-cl-uniform-work-group-size",
+    "-cl-strict-aliasing",
 };
 
 static bicl_status check_one_option(const char *tok, size_t len)
@@ -88,8 +102,8 @@ static bicl_status copy_string(char *dst, size_t n, const char *value, const cha
 {
     const char *v = value ? value : "";
     if (strlen(v) >= n)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "%s is too long (%zu bytes, limit %zu)",
-                         what, strlen(v), n - 1);
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "%s is too long (%zu bytes, limit %zu)", what,
+                         strlen(v), n - 1);
     memcpy(dst, v, strlen(v) + 1);
     return BICL_SUCCESS;
 }
@@ -104,16 +118,14 @@ bicl_status bicl_options_set_string(bicl_options *opts, bicl_option key, const c
         bicl_status st = bicl_check_build_options(value);
         if (st != BICL_SUCCESS)
             return st;
-        return copy_string(opts->build_options, sizeof opts->build_options, value,
-                           "build options");
+        return copy_string(opts->build_options, sizeof opts->build_options, value, "build options");
     }
     case BICL_OPTION_CACHE_DIR:
         return copy_string(opts->cache_dir, sizeof opts->cache_dir, value, "cache directory");
     case BICL_OPTION_PROFILE:
         if (value && strcmp(value, "auto") != 0 && !bicl_profile_by_name(value))
             return bicl_fail(BICL_ERR_INVALID_PARAMETER, "unknown profile '%s'", value);
-        return copy_string(opts->profile, sizeof opts->profile, value ? value : "auto",
-                           "profile");
+        return copy_string(opts->profile, sizeof opts->profile, value ? value : "auto", "profile");
     case BICL_OPTION_DISK_CACHE:
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "option %d takes an integer", (int)key);
     default:

@@ -26,8 +26,7 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, cha
 {
     const bicl_source *src = bicl_source_find(family_names[family]);
     if (!src)
-        return bicl_fail(BICL_ERR_OPENCL, "no embedded source for family %s",
-                         family_names[family]);
+        return bicl_fail(BICL_ERR_OPENCL, "no embedded source for family %s", family_names[family]);
     /* The pragma leads every program; internal switches are source text, so that the
      * build options stay exactly the fixed ones and callers cannot inject -D. */
     char prefix[128];
@@ -65,8 +64,8 @@ static cl_program build_from_binary(bicl_context *ctx, const unsigned char *bin,
                                     const char *options)
 {
     cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
-    cl_program p = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device, &size, &bin,
-                                             &bin_status, &err);
+    cl_program p =
+        clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device, &size, &bin, &bin_status, &err);
     if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
         if (p)
             clReleaseProgram(p);
@@ -100,6 +99,25 @@ static void store_binary(bicl_context *ctx, cl_program p, const char *key)
     free(bin);
 }
 
+bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char *text, size_t size,
+                                 cl_program *out)
+{
+    char options[768];
+    bicl_build_options(ctx, options, sizeof options);
+    cl_int err = CL_SUCCESS;
+    cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 1, &text, &size, &err);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clCreateProgramWithSource");
+    err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        bicl_status st = build_failed(p, ctx->device, err, what);
+        clReleaseProgram(p);
+        return st;
+    }
+    *out = p;
+    return BICL_SUCCESS;
+}
+
 /* Called with ctx->lock held. */
 static bicl_status build_program(bicl_context *ctx, bicl_family family, cl_program *out)
 {
@@ -130,18 +148,11 @@ static bicl_status build_program(bicl_context *ctx, bicl_family family, cl_progr
         if (r != 0)
             ctx->stats.disk_rejected++;
     }
-    cl_int err = CL_SUCCESS;
-    const char *src = text;
-    cl_program p = clCreateProgramWithSource(ctx->cl_ctx, 1, &src, &size, &err);
+    cl_program p = NULL;
+    st = bicl_program_compile(ctx, family_names[family], text, size, &p);
     free(text);
-    if (err != CL_SUCCESS)
-        return bicl_fail_cl(err, "clCreateProgramWithSource");
-    err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = build_failed(p, ctx->device, err, family_names[family]);
-        clReleaseProgram(p);
+    if (st != BICL_SUCCESS)
         return st;
-    }
     ctx->stats.programs_built++;
     if (key[0])
         store_binary(ctx, p, key);

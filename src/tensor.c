@@ -113,8 +113,8 @@ static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, cons
     clGetMemObjectInfo(t->mem, CL_MEM_SIZE, sizeof size, &size, NULL);
     if (bytes > size)
         return bicl_fail(BICL_ERR_OUT_OF_BOUNDS,
-                         "%s: view needs %zu bytes, the buffer has %zu (CL_MEM_SIZE)", name,
-                         bytes, size);
+                         "%s: view needs %zu bytes, the buffer has %zu (CL_MEM_SIZE)", name, bytes,
+                         size);
     cl_mem_flags flags = 0;
     clGetMemObjectInfo(t->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
     if (output && (flags & CL_MEM_READ_ONLY))
@@ -155,6 +155,16 @@ bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, con
     if (output && self_overlaps(t))
         return bicl_fail(BICL_ERR_OVERLAPPING_VIEW, "%s: output view overlaps itself", name);
     return check_mem(ctx, t, name, output, bytes);
+}
+
+bicl_status bicl_dtype_check(const bicl_tensor *t, const char *name, unsigned allowed)
+{
+    if (!t)
+        return BICL_SUCCESS;
+    if ((int)t->dtype < 0 || t->dtype >= BICL_DTYPE_COUNT_ || !(allowed & (1u << t->dtype)))
+        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s is not accepted here", name,
+                         bicl_dtype_name(t->dtype));
+    return BICL_SUCCESS;
 }
 
 bicl_status bicl_shapes_equal(const bicl_tensor *a, const char *an, const bicl_tensor *b,
@@ -289,14 +299,14 @@ bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_
         return BICL_SUCCESS;
     if (identical_views(out, &ro, other, &rt))
         return identical_ok ? BICL_SUCCESS
-                            : bicl_fail(BICL_ERR_ALIASING, "%s and %s are the same view, which "
-                                                           "this op does not allow",
+                            : bicl_fail(BICL_ERR_ALIASING,
+                                        "%s and %s are the same view, which "
+                                        "this op does not allow",
                                         on, oth);
     if (ro.elem_aligned && rt.elem_aligned && same_strides(out, other) &&
         !same_stride_views_overlap(out, &ro, other, &rt))
         return BICL_SUCCESS;
-    return bicl_fail(BICL_ERR_ALIASING, "%s overlaps %s (and is not the identical view)", on,
-                     oth);
+    return bicl_fail(BICL_ERR_ALIASING, "%s overlaps %s (and is not the identical view)", on, oth);
 }
 
 /* ------------------------------------------------------- queue, wait list */

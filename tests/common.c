@@ -85,8 +85,8 @@ void test_buf_read_all(test_env *env, const test_buf *b, unsigned char *out)
 
 void test_buf_read(test_env *env, const test_buf *b, void *out)
 {
-    assert_int_equal(clEnqueueReadBuffer(env->queue, b->mem, CL_TRUE, CANARY_BYTES, b->payload,
-                                         out, 0, NULL, NULL),
+    assert_int_equal(clEnqueueReadBuffer(env->queue, b->mem, CL_TRUE, CANARY_BYTES, b->payload, out,
+                                         0, NULL, NULL),
                      CL_SUCCESS);
 }
 

@@ -29,8 +29,8 @@ int test_env_teardown(void **state);
 #define CANARY_BYTE  0xa5
 typedef struct test_buf {
     cl_mem mem;
-    size_t payload;  /* bytes */
-    size_t lead;     /* CANARY_BYTES, as elements of elem size */
+    size_t payload; /* bytes */
+    size_t lead;    /* CANARY_BYTES, as elements of elem size */
     size_t elem;
 } test_buf;
 

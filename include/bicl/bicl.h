@@ -44,10 +44,11 @@ extern "C" {
 
 /* ================================================================= 1. basics */
 
-#define BICL_VERSION_MAJOR  0
-#define BICL_VERSION_MINOR  1
-#define BICL_VERSION_PATCH  0
-#define BICL_VERSION_NUMBER (BICL_VERSION_MAJOR * 10000 + BICL_VERSION_MINOR * 100 + BICL_VERSION_PATCH)
+#define BICL_VERSION_MAJOR 0
+#define BICL_VERSION_MINOR 1
+#define BICL_VERSION_PATCH 0
+#define BICL_VERSION_NUMBER                                                                        \
+    (BICL_VERSION_MAJOR * 10000 + BICL_VERSION_MINOR * 100 + BICL_VERSION_PATCH)
 #define BICL_VERSION_STRING "0.1.0"
 
 /* The version of the library actually linked (BICL_VERSION_NUMBER form). */
@@ -186,8 +187,8 @@ BICL_API bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device,
  *   "pocl", "nvidia:1"    the first (or second...) suitable device whose platform name,
  *                         vendor or device name contains the text (case-insensitive)
  * BICL_ERR_DEVICE_NOT_FOUND when nothing matches. */
-BICL_API bicl_status bicl_context_create_default(const char *device_spec,
-                                                 const bicl_options *opts, bicl_context **out);
+BICL_API bicl_status bicl_context_create_default(const char *device_spec, const bicl_options *opts,
+                                                 bicl_context **out);
 
 /* Frees the context: its programs and kernels, and its references to the cl_context and
  * device. The engine must have finished the ops it enqueued (e.g. clFinish). */
@@ -248,8 +249,8 @@ typedef struct bicl_tensor {
 } bicl_tensor;
 
 /* A contiguous row-major view of rank 1..4 (extra shape entries ignored). */
-BICL_API bicl_tensor bicl_tensor_contiguous(cl_mem mem, bicl_dtype dtype, size_t offset,
-                                            int rank, const size_t *shape);
+BICL_API bicl_tensor bicl_tensor_contiguous(cl_mem mem, bicl_dtype dtype, size_t offset, int rank,
+                                            const size_t *shape);
 
 /* ====================================================== 4. kernel variants */
 
@@ -291,8 +292,8 @@ BICL_API bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const 
 
 /* The host reference, compiled from the same math source as the kernels. Arrays are
  * contiguous host memory of n elements. */
-BICL_API bicl_status bicl_ref_cast(bicl_dtype x_dtype, const void *x, bicl_dtype y_dtype,
-                                   void *y, size_t n);
+BICL_API bicl_status bicl_ref_cast(bicl_dtype x_dtype, const void *x, bicl_dtype y_dtype, void *y,
+                                   size_t n);
 
 /* Scalar conversions of the shared math source (docs/numerics.md). */
 BICL_API float bicl_ref_f16_to_f32(uint16_t h);

@@ -41,9 +41,8 @@ int main(int argc, char **argv)
             continue;
         char why[1024];
         bicl_status st = bicl_device_suitability(&info, why, sizeof why);
-        printf("[%zu] %s | %s | driver %s\n    %s: %s\n", i, info.platform_name,
-               info.device_name, info.driver_version,
-               st == BICL_SUCCESS ? "SUITABLE" : "UNSUITABLE", why);
+        printf("[%zu] %s | %s | driver %s\n    %s: %s\n", i, info.platform_name, info.device_name,
+               info.driver_version, st == BICL_SUCCESS ? "SUITABLE" : "UNSUITABLE", why);
     }
     bicl_context *ctx = NULL;
     bicl_status st = bicl_context_create_default(spec, NULL, &ctx);
