@@ -83,9 +83,8 @@ static void cast_known_answers(void **state)
         uint32_t f32;
         uint16_t f16, bf16;
     } cases[] = {
-        {0x00000000u, 0x0000, 0x0000}, {0x80000000u, 0x8000, 0x8000},
-        {0x3f800000u, 0x3c00, 0x3f80}, {0x7f800000u, 0x7c00, 0x7f80},
-        {0x477fe000u, 0x7bff, 0x4780}, /* 65504 */
+        {0x00000000u, 0x0000, 0x0000}, {0x80000000u, 0x8000, 0x8000}, {0x3f800000u, 0x3c00, 0x3f80},
+        {0x7f800000u, 0x7c00, 0x7f80}, {0x477fe000u, 0x7bff, 0x4780}, /* 65504 */
         {0x477ff000u, 0x7c00, 0x4780}, /* 65520: f16 tie to even -> inf */
         {0x477fefffu, 0x7bff, 0x4780}, /* just below */
         {0x33800000u, 0x0001, 0x3380}, /* 2^-24: smallest f16 denormal */
@@ -111,8 +110,8 @@ static void cast_known_answers(void **state)
         float f;
         memcpy(&f, &cases[i].f32, 4);
         if (bicl_ref_f32_to_f16(f) != cases[i].f16)
-            fail_msg("f32 0x%08x -> f16 0x%04x, want 0x%04x", cases[i].f32,
-                     bicl_ref_f32_to_f16(f), cases[i].f16);
+            fail_msg("f32 0x%08x -> f16 0x%04x, want 0x%04x", cases[i].f32, bicl_ref_f32_to_f16(f),
+                     cases[i].f16);
         if (bicl_ref_f32_to_bf16(f) != cases[i].bf16)
             fail_msg("f32 0x%08x -> bf16 0x%04x, want 0x%04x", cases[i].f32,
                      bicl_ref_f32_to_bf16(f), cases[i].bf16);
@@ -203,11 +202,11 @@ static void cast_strided_views(void **state)
     test_fill_f32_bits(xbits, xn, 7);
     test_buf bx = test_buf_new(env, 4, xn, xbits);
     test_buf by = test_buf_new(env, 2, D0 * D1 * D2, NULL);
-    bicl_tensor tx = {bx.mem, bx.lead + 3, BICL_F32, 3, {D0, D1, D2, 0},
-                      {(ptrdiff_t)XS0, (ptrdiff_t)XS1, (ptrdiff_t)XS2, 0}};
+    bicl_tensor tx = {bx.mem, bx.lead + 3,     BICL_F32,
+                      3,      {D0, D1, D2, 0}, {(ptrdiff_t)XS0, (ptrdiff_t)XS1, (ptrdiff_t)XS2, 0}};
     /* y[i][j][k] at k*D0*D1 + j*D0 + i */
-    bicl_tensor ty = {by.mem, by.lead, BICL_BF16, 3, {D0, D1, D2, 0},
-                      {1, (ptrdiff_t)D0, (ptrdiff_t)(D0 * D1), 0}};
+    bicl_tensor ty = {by.mem, by.lead,         BICL_BF16,
+                      3,      {D0, D1, D2, 0}, {1, (ptrdiff_t)D0, (ptrdiff_t)(D0 * D1), 0}};
     assert_int_equal(bicl_cast(env->ctx, env->queue, &tx, &ty, 0, NULL, NULL), BICL_SUCCESS);
     uint16_t *y = malloc(D0 * D1 * D2 * 2);
     assert_non_null(y);
