@@ -215,15 +215,18 @@ static void resolve(const bicl_tensor *t, resolved_view *r)
 }
 
 /* Is there c with |c_k| < bound_k and sum c_k * s_k == d? Dims sorted by stride,
- * descending. Exact search; gives up (answers yes) past a small budget. */
-static bool solvable(const size_t *s, const size_t *bound, int k, int n, long long d, int *budget)
+ * descending; rest[k] is the largest |sum| the dims after k can reach. Exact search;
+ * gives up (answers yes) past a small budget. */
+typedef struct overlap_problem {
+    int n;
+    long long s[BICL_MAX_RANK], bound[BICL_MAX_RANK], rest[BICL_MAX_RANK];
+} overlap_problem;
+
+static bool solvable(const overlap_problem *p, int k, long long d, int *budget)
 {
-    if (k == n)
+    if (k >= p->n || k >= BICL_MAX_RANK)
         return d == 0;
-    long long rest = 0;
-    for (int j = k + 1; j < n; ++j)
-        rest += (long long)(bound[j] - 1) * (long long)s[j];
-    long long sk = (long long)s[k], bk = (long long)bound[k] - 1;
+    long long sk = p->s[k], bk = p->bound[k] - 1, rest = p->rest[k];
     /* candidates: c = ceil((d - rest) / sk) .. floor((d + rest) / sk), |c| <= bk */
     long long cmin = (d - rest) >= 0 ? (d - rest + sk - 1) / sk : -((rest - d) / sk);
     long long cmax = (d + rest) >= 0 ? (d + rest) / sk : -((-(d + rest) + sk - 1) / sk);
@@ -234,7 +237,7 @@ static bool solvable(const size_t *s, const size_t *bound, int k, int n, long lo
     for (long long c = cmin; c <= cmax; ++c) {
         if (--*budget < 0)
             return true;
-        if (solvable(s, bound, k + 1, n, d - c * sk, budget))
+        if (solvable(p, k + 1, d - c * sk, budget))
             return true;
     }
     return false;
@@ -245,27 +248,32 @@ static bool solvable(const size_t *s, const size_t *bound, int k, int n, long lo
 static bool same_stride_views_overlap(const bicl_tensor *a, const resolved_view *ra,
                                       const bicl_tensor *b, const resolved_view *rb)
 {
-    size_t s[BICL_MAX_RANK], bound[BICL_MAX_RANK];
-    int n = 0;
+    overlap_problem p;
+    p.n = 0;
     for (int i = 0; i < a->rank; ++i) {
         size_t ext = a->shape[i] > b->shape[i] ? a->shape[i] : b->shape[i];
         if (ext == 1 || a->stride[i] == 0)
             continue;
-        s[n] = (size_t)a->stride[i];
-        bound[n] = ext;
-        ++n;
+        p.s[p.n] = (long long)a->stride[i];
+        p.bound[p.n] = (long long)ext;
+        ++p.n;
     }
-    for (int i = 1; i < n; ++i)
-        for (int j = i; j > 0 && s[j] > s[j - 1]; --j) {
-            size_t t1 = s[j], t2 = bound[j];
-            s[j] = s[j - 1];
-            bound[j] = bound[j - 1];
-            s[j - 1] = t1;
-            bound[j - 1] = t2;
+    for (int i = 1; i < p.n; ++i)
+        for (int j = i; j > 0 && p.s[j] > p.s[j - 1]; --j) {
+            long long t1 = p.s[j], t2 = p.bound[j];
+            p.s[j] = p.s[j - 1];
+            p.bound[j] = p.bound[j - 1];
+            p.s[j - 1] = t1;
+            p.bound[j - 1] = t2;
         }
+    long long rest = 0;
+    for (int k = p.n - 1; k >= 0; --k) {
+        p.rest[k] = rest;
+        rest += (p.bound[k] - 1) * p.s[k];
+    }
     long long d = (long long)rb->base_elem_offset - (long long)ra->base_elem_offset;
     int budget = 4096;
-    return solvable(s, bound, 0, n, d, &budget);
+    return solvable(&p, 0, d, &budget);
 }
 
 static bool same_strides(const bicl_tensor *a, const bicl_tensor *b)
