@@ -21,6 +21,19 @@
 #define BICL_SV_f16(x)  bicl_f32_to_f16(x)
 #define BICL_SV_bf16(x) bicl_f32_to_bf16(x)
 
+/* Stored element of one dtype to stored element of another: bits are copied for the
+ * same dtype (a signalling NaN stays as it is), otherwise bicl_convert.h's rules. */
+#define BICL_CONV_f32_f32(b)   (b)
+#define BICL_CONV_f16_f16(b)   (b)
+#define BICL_CONV_bf16_bf16(b) (b)
+#define BICL_CONV_f32_f16(b)   bicl_f32_to_f16(as_float(b))
+#define BICL_CONV_f32_bf16(b)  bicl_f32_to_bf16(as_float(b))
+#define BICL_CONV_f16_f32(b)   as_uint(bicl_f16_to_f32(b))
+#define BICL_CONV_bf16_f32(b)  as_uint(bicl_bf16_to_f32(b))
+#define BICL_CONV_f16_bf16(b)  bicl_f32_to_bf16(bicl_f16_to_f32(b))
+#define BICL_CONV_bf16_f16(b)  bicl_f32_to_f16(bicl_bf16_to_f32(b))
+#define BICL_CONV(TI, TO, b)   BICL_CONV_##TI##_##TO(b)
+
 /* Moves of VW lanes between a global vector and a private array. The host runs a
  * vector variant only when every operand's offset is a multiple of VW, so the
  * vector pointers are aligned (buffer bases are aligned to at least 16 bytes). */

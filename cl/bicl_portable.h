@@ -129,4 +129,19 @@ BICL_FN float bicl_f32_copysign(float mag, float sgn)
                            (bicl_f32_as_u32(sgn) & 0x80000000u));
 }
 
+/* NaN rule of bicl's arithmetic ops: a NaN result takes the first NaN operand (in
+ * the op's documented order), quieted; a NaN made from non-NaN operands is the
+ * canonical NaN. Applied after the arithmetic, by bits, so that hardware NaN
+ * propagation (which differs between vendors) never reaches an output. */
+BICL_FN float bicl_f32_nan_fix2(float r, float a, float b)
+{
+    if (!bicl_f32_is_nan(r))
+        return r;
+    if (bicl_f32_is_nan(a))
+        return bicl_f32_quiet(a);
+    if (bicl_f32_is_nan(b))
+        return bicl_f32_quiet(b);
+    return bicl_f32_canonical_nan();
+}
+
 #endif /* BICL_PORTABLE_H */

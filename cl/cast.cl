@@ -3,16 +3,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "bicl_kernel.h"
 
-#define CONV_f32_f32(b)   (b)
-#define CONV_f16_f16(b)   (b)
-#define CONV_bf16_bf16(b) (b)
-#define CONV_f32_f16(b)   bicl_f32_to_f16(as_float(b))
-#define CONV_f32_bf16(b)  bicl_f32_to_bf16(as_float(b))
-#define CONV_f16_f32(b)   as_uint(bicl_f16_to_f32(b))
-#define CONV_bf16_f32(b)  as_uint(bicl_bf16_to_f32(b))
-#define CONV_f16_bf16(b)  bicl_f32_to_bf16(bicl_f16_to_f32(b))
-#define CONV_bf16_f16(b)  bicl_f32_to_f16(bicl_bf16_to_f32(b))
-#define CAST_ELEM(TI, TO, a) CONV_##TI##_##TO(a)
+#define CAST_ELEM(TI, TO, a) BICL_CONV(TI, TO, a)
 
 BICL_ALL_1_1(cast_f32_f32, f32, f32, CAST_ELEM, , )
 BICL_ALL_1_1(cast_f32_f16, f32, f16, CAST_ELEM, , )

@@ -225,4 +225,13 @@ bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, siz
 bicl_variant bicl_context_variant_snapshot(bicl_context *ctx);
 const char *bicl_dtype_tag(bicl_dtype d);
 
+/* ------------------------------------------------------- host reference */
+
+/* Element i of a host array of dtype dt (f32/f16/bf16) as f32, and back. */
+float bicl_ref_load(bicl_dtype dt, const void *p, size_t i);
+void bicl_ref_store(bicl_dtype dt, void *p, size_t i, float v);
+/* y[j] = x[i] converted as bicl_cast does (bits copied for equal dtypes). */
+void bicl_ref_copy_elem(bicl_dtype in, const void *x, size_t i, bicl_dtype out, void *y,
+                        size_t j);
+
 #endif /* BICL_INTERNAL_H */

@@ -5,7 +5,8 @@
  *   2. options and context (device selection, suitability, fingerprint)
  *   3. tensor views
  *   4. kernel variants (for tests and tuning; never change bits)
- *   5. ops: cast (more families in bicl_ops.h, included at the end)
+ *   5. ops: cast (RoPE and position ids in bicl/rope.h, pointwise ops in
+ *      bicl/pointwise.h; both included at the end of this file)
  *   6. host reference
  *
  * The contract (docs/contract.md): the bits of every output element depend only on
@@ -304,5 +305,7 @@ BICL_API uint16_t bicl_ref_f32_to_bf16(float x);
 #ifdef __cplusplus
 }
 #endif
+
+#include "bicl/rope.h"
 
 #endif /* BICL_BICL_H */

@@ -1,0 +1,164 @@
+/* bicl/rope.h - rotary position embeddings and position-id builders. Included by
+ * bicl/bicl.h; do not include on its own.
+ *
+ * Every formula is written out in docs/rope.md. In short: a plan holds one model's
+ * frequencies (inv_freq[i], computed on the host in double from the shared math
+ * source, following HF transformers' rope initialisation) and, optionally, a cos/sin
+ * table; bicl_rope_apply rotates q and k in one launch. A token's rotated values depend
+ * only on its own elements, its position and the plan: never on the batch around it. */
+#ifndef BICL_ROPE_H
+#define BICL_ROPE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which elements form a rotation pair. */
+typedef enum bicl_rope_style {
+    BICL_ROPE_NEOX = 0, /* (i, i + rotary_dim/2): Llama, Qwen, NeoX, gpt-oss */
+    BICL_ROPE_GPTJ = 1  /* (2i, 2i + 1), interleaved: GPT-J */
+} bicl_rope_style;
+
+/* HF's rope_type. */
+typedef enum bicl_rope_type {
+    BICL_ROPE_DEFAULT = 0,     /* inv_i = theta^(-2i/d) */
+    BICL_ROPE_LINEAR = 1,      /* inv_i / factor */
+    BICL_ROPE_LLAMA3 = 2,      /* factor, low/high_freq_factor, original_max_... */
+    BICL_ROPE_YARN = 3,        /* factor, beta_fast/slow, mscale(_all_dim), attention_factor */
+    BICL_ROPE_DYNAMIC_NTK = 4, /* factor, max_position_embeddings, seq_len */
+    BICL_ROPE_LONGROPE = 5     /* long/short_factor, original_max_..., seq_len */
+} bicl_rope_type;
+
+/* How the angle pos * inv_freq is formed before cos/sin. Both are deterministic. */
+typedef enum bicl_rope_angle_mode {
+    /* angle = pos * inv_freq exactly (double-double), cos/sin correctly rounded to f32
+     * (times the attention scaling, in double, before that one rounding). Default. */
+    BICL_ROPE_ANGLE_EXACT = 0,
+    /* HF's float32 pipeline: inv_freq and pos rounded to f32, their product rounded to
+     * f32, then cos/sin of that f32 angle (correctly rounded), times the attention
+     * scaling in f32. Matches HF up to HF's own cos/sin rounding. */
+    BICL_ROPE_ANGLE_HF = 1
+} bicl_rope_angle_mode;
+
+/* Where cos/sin come from at apply time. Both give the same bits (tested). */
+typedef enum bicl_rope_source {
+    BICL_ROPE_SOURCE_AUTO = 0,  /* the table when the plan has one, else inline */
+    BICL_ROPE_SOURCE_TABLE = 1, /* f32 table [max_position][rotary_dim/2] built on the host */
+    BICL_ROPE_SOURCE_INLINE = 2 /* computed in the kernel in fp64 (needs fp64) */
+} bicl_rope_source;
+
+/* One model's RoPE. Start from bicl_rope_config_init(), then set the fields the
+ * model's config sets (names are HF's config keys). Zero means "unset" for the
+ * optional scaling fields, as in HF. */
+typedef struct bicl_rope_config {
+    size_t struct_size; /* sizeof(bicl_rope_config), set by init */
+    int head_dim;       /* elements per head */
+    int rotary_dim;     /* even, <= head_dim; the tail passes through */
+    bicl_rope_style style;
+    double theta; /* rope_theta */
+    bicl_rope_type type;
+    double factor;
+    double low_freq_factor, high_freq_factor;            /* llama3 */
+    int original_max_position_embeddings;                /* llama3, yarn, longrope */
+    int max_position_embeddings;                         /* dynamic NTK, yarn default */
+    double beta_fast, beta_slow, mscale, mscale_all_dim; /* yarn */
+    double attention_factor; /* yarn, longrope: > 0 overrides the derived scaling */
+    int truncate;            /* yarn: 1 (HF's default) or 0 (gpt-oss) */
+    /* dynamic NTK and longrope: the length this plan scales for, given per sequence
+     * (never derived from the batch: that would make a token's rotation depend on its
+     * neighbours; docs/rope.md). A batch mixing lengths is applied per group. */
+    int seq_len;
+    const double *long_factor, *short_factor; /* longrope: rotary_dim/2 each */
+    /* Optional extra per-dimension divisors applied after the scaling type:
+     * inv_i = inv_i / freq_factors[i] (rotary_dim/2 values, > 0), or NULL. */
+    const double *freq_factors;
+    bicl_rope_angle_mode angle_mode;
+} bicl_rope_config;
+
+/* Fills *cfg with defaults: neox, theta 10000, default type, truncate 1, exact angles. */
+BICL_API void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rotary_dim);
+/* BICL_SUCCESS or BICL_ERR_INVALID_CONFIG naming the field (rotary_dim odd or >
+ * head_dim, unknown type, factor < 1 for yarn, non-finite values...). */
+BICL_API bicl_status bicl_rope_config_check(const bicl_rope_config *cfg);
+
+typedef struct bicl_rope_plan bicl_rope_plan;
+
+/* Computes the frequencies on the host and uploads them. table_positions > 0 also
+ * builds and uploads the cos/sin table for positions [0, table_positions); positions
+ * at or beyond it are out of range for the table source. max_position bounds the
+ * positions the inline source accepts (0 = 2^31 - 1). Blocks until the uploads are
+ * done (a plan is made once per model). */
+BICL_API bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg,
+                                           int table_positions, int max_position,
+                                           bicl_rope_plan **out);
+BICL_API void bicl_rope_plan_free(bicl_rope_plan *plan);
+/* inv_freq[i] (double) and the attention scaling of a plan, for inspection. */
+BICL_API bicl_status bicl_rope_plan_inv_freq(const bicl_rope_plan *plan, double *inv_freq, size_t n,
+                                             double *attention_scaling);
+
+/* Rotates q (and k, if not NULL) in one launch.
+ *   positions: i32, rank 1 [T] or rank 2 [B, S]
+ *   q_in/q_out: rank 3 [T, Hq, head_dim] or rank 4 [B, S, Hq, head_dim] (any strides:
+ *              BSHD, BHSD and packed THD are views); k likewise with its own Hk.
+ *   Outputs equal to their inputs (same view) rotate in place; otherwise outputs must
+ *   not overlap anything. f32/f16/bf16, input and output dtypes may differ; k's dtypes
+ *   must equal q's. Compute is f32 with one rounding per output element:
+ *     forward:  o0 = x0 * c - x1 * s,  o1 = x1 * c + x0 * s
+ *     inverse:  o0 = x0 * c + x1 * s,  o1 = x1 * c - x0 * s   (the backward pass)
+ *   each product rounded to f32, then the sum (no fma), as HF's q*cos + rot(q)*sin.
+ * A position outside the plan's range is never read out of bounds: the token's rotary
+ * elements are written as the quiet NaN 0x7fc00000 (pass-through elements as usual) and
+ * the plan's error counter records it (bicl_rope_errors). */
+BICL_API bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue,
+                                     const bicl_rope_plan *plan, bicl_rope_source source,
+                                     int inverse, const bicl_tensor *positions,
+                                     const bicl_tensor *q_in, const bicl_tensor *q_out,
+                                     const bicl_tensor *k_in, const bicl_tensor *k_out,
+                                     cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+/* Reads (blocking, after `queue` finishes the plan's earlier applies) how many
+ * out-of-range positions the plan's applies met and the smallest bad position value
+ * seen, then resets the counter. Returns BICL_ERR_POSITION_OUT_OF_RANGE when count > 0. */
+BICL_API bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue,
+                                      bicl_rope_plan *plan, unsigned *count, int *first_bad);
+
+/* Position ids on the device.
+ * Packed (THD): cu_seqlens i32 [B+1] (cumulative lengths, cu[0] = 0), optional start
+ * i32 [B] (tokens already in the cache: decode / chunked prefill), positions i32 [T]:
+ *   positions[t] = start[b] + (t - cu[b])   for cu[b] <= t < cu[b+1]
+ * A token no sequence covers (cu_seqlens wrong on the device) gets -1, which
+ * bicl_rope_apply reports as out of range. */
+BICL_API bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
+                                           const bicl_tensor *cu_seqlens, const bicl_tensor *start,
+                                           const bicl_tensor *positions, cl_uint n_wait,
+                                           const cl_event *wait, cl_event *done);
+/* Padded [B, S] from an attention mask (u8 or i32, nonzero = real token), left or right
+ * padding alike: a real token's position is start[b] plus the number of real tokens
+ * before it in its row; a pad gets position 0 (HF fills pads with 1; no value is used
+ * for a pad's output, 0 is always in range). start may be NULL. */
+BICL_API bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
+                                           const bicl_tensor *mask, const bicl_tensor *start,
+                                           const bicl_tensor *positions, cl_uint n_wait,
+                                           const cl_event *wait, cl_event *done);
+
+/* Host reference of the rotation of one head vector x (head_dim floats, any storage
+ * dtype given as bits) at position pos: out gets head_dim elements of out_dtype. The
+ * cos/sin come from the same math as the device (table and inline agree). */
+BICL_API bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, int inverse, int pos,
+                                        bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
+                                        void *out);
+/* Host reference cos/sin of (pos, i) for a plan. */
+BICL_API bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, int pos, int i, float *c,
+                                           float *s);
+BICL_API bicl_status bicl_ref_positions_packed(const int32_t *cu_seqlens, size_t batch,
+                                               const int32_t *start, int32_t *positions,
+                                               size_t tokens);
+BICL_API bicl_status bicl_ref_positions_padded(const void *mask, bicl_dtype mask_dtype,
+                                               size_t batch, size_t seq, const int32_t *start,
+                                               int32_t *positions);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BICL_ROPE_H */

@@ -1,0 +1,746 @@
+/* rope.c - RoPE plans (frequencies and the cos/sin table, computed on the host from
+ * cl/bicl_rope_math.h), bicl_rope_apply, the position-id builders and their host
+ * references. */
+#include "internal.h"
+
+#include "bicl_rope_math.h"
+#include "bicl_rope_rotate.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Flag bits of the rope kernels (cl/rope.cl). */
+enum {
+    ROPE_GPTJ = 1,
+    ROPE_INVERSE = 2,
+    ROPE_INLINE = 4,
+    ROPE_HF = 8,
+    ROPE_Q_IN_PLACE = 16,
+    ROPE_K_IN_PLACE = 32,
+};
+
+struct bicl_rope_plan {
+    bicl_context *ctx;
+    bicl_rope_config cfg;
+    int half;     /* rotary_dim / 2 */
+    double *inv;  /* inv_freq[half] */
+    float *inv_f; /* RTE float of inv (hf mode) */
+    double attn;  /* attention scaling */
+    float attn_f;
+    int table_positions; /* rows of the table, 0 = none */
+    int max_position;    /* inline source limit (inclusive) */
+    cl_mem inv_mem, inv_f_mem, table_mem, err_mem;
+};
+
+void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rotary_dim)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->struct_size = sizeof *cfg;
+    cfg->head_dim = head_dim;
+    cfg->rotary_dim = rotary_dim;
+    cfg->style = BICL_ROPE_NEOX;
+    cfg->theta = 10000.0;
+    cfg->type = BICL_ROPE_DEFAULT;
+    cfg->truncate = 1;
+    cfg->angle_mode = BICL_ROPE_ANGLE_EXACT;
+}
+
+static bicl_rope_freq_params to_freq_params(const bicl_rope_config *c)
+{
+    bicl_rope_freq_params p = bicl_rope_freq_params_default(c->rotary_dim, c->theta);
+    static const bicl_rope_scaling map[] = {
+        BICL_ROPE_SCALING_NONE, BICL_ROPE_SCALING_LINEAR,      BICL_ROPE_SCALING_LLAMA3,
+        BICL_ROPE_SCALING_YARN, BICL_ROPE_SCALING_DYNAMIC_NTK, BICL_ROPE_SCALING_LONGROPE,
+    };
+    p.scaling = map[c->type];
+    p.factor = c->factor;
+    p.low_freq_factor = c->low_freq_factor;
+    p.high_freq_factor = c->high_freq_factor;
+    p.original_max_position_embeddings = c->original_max_position_embeddings;
+    p.max_position_embeddings = c->max_position_embeddings;
+    p.beta_fast = c->beta_fast;
+    p.beta_slow = c->beta_slow;
+    p.mscale = c->mscale;
+    p.mscale_all_dim = c->mscale_all_dim;
+    p.attention_factor = c->attention_factor;
+    p.truncate = c->truncate;
+    p.seq_len = c->seq_len;
+    p.long_factor = c->long_factor;
+    p.short_factor = c->short_factor;
+    return p;
+}
+
+static const char *freq_check_field(int code)
+{
+    switch (code) {
+    case BICL_ROPE_PARAMS_BAD_DIM:
+        return "rotary_dim (must be even and >= 2; >= 4 for dynamic NTK)";
+    case BICL_ROPE_PARAMS_BAD_THETA:
+        return "theta (must be finite and > 0; > 1 for yarn)";
+    case BICL_ROPE_PARAMS_BAD_SCALING:
+        return "type";
+    case BICL_ROPE_PARAMS_BAD_FACTOR:
+        return "factor (finite; >= 1 for yarn, > 0 where required)";
+    case BICL_ROPE_PARAMS_BAD_FREQ_FACTORS:
+        return "low_freq_factor / high_freq_factor";
+    case BICL_ROPE_PARAMS_BAD_MAX_POS:
+        return "original_max_position_embeddings / max_position_embeddings";
+    case BICL_ROPE_PARAMS_BAD_YARN:
+        return "beta_fast / beta_slow / mscale / mscale_all_dim / attention_factor";
+    case BICL_ROPE_PARAMS_BAD_SEQ_LEN:
+        return "seq_len";
+    case BICL_ROPE_PARAMS_BAD_DIM_FACTORS:
+        return "long_factor / short_factor";
+    default:
+        return "unknown field";
+    }
+}
+
+bicl_status bicl_rope_config_check(const bicl_rope_config *c)
+{
+    bicl_clear_error();
+    if (!c)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "rope config is NULL");
+    if (c->struct_size != sizeof *c)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "struct_size %zu (call bicl_rope_config_init; this library expects %zu)",
+                         c->struct_size, sizeof *c);
+    if (c->head_dim < 2 || c->head_dim > 65536)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "head_dim %d (must be 2..65536)", c->head_dim);
+    if (c->rotary_dim < 2 || c->rotary_dim % 2 != 0 || c->rotary_dim > c->head_dim)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "rotary_dim %d (must be even, >= 2 and <= head_dim %d)", c->rotary_dim,
+                         c->head_dim);
+    if (c->style != BICL_ROPE_NEOX && c->style != BICL_ROPE_GPTJ)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "style %d is unknown", (int)c->style);
+    if ((int)c->type < 0 || c->type > BICL_ROPE_LONGROPE)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "type %d is unknown", (int)c->type);
+    if (c->angle_mode != BICL_ROPE_ANGLE_EXACT && c->angle_mode != BICL_ROPE_ANGLE_HF)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "angle_mode %d is unknown", (int)c->angle_mode);
+    if (c->type == BICL_ROPE_YARN && !(c->factor == 0.0 || c->factor >= 1.0))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "factor %g: yarn needs factor >= 1", c->factor);
+    if ((c->type == BICL_ROPE_LINEAR || c->type == BICL_ROPE_LLAMA3 ||
+         c->type == BICL_ROPE_DYNAMIC_NTK) &&
+        !(c->factor > 0.0 && isfinite(c->factor)))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "factor %g: must be finite and > 0", c->factor);
+    bicl_rope_freq_params p = to_freq_params(c);
+    int code = bicl_rope_freq_params_check(&p);
+    if (code != BICL_ROPE_PARAMS_OK)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "invalid %s", freq_check_field(code));
+    if (c->freq_factors)
+        for (int i = 0; i < c->rotary_dim / 2; ++i)
+            if (!(c->freq_factors[i] > 0.0 && isfinite(c->freq_factors[i])))
+                return bicl_fail(BICL_ERR_INVALID_CONFIG, "freq_factors[%d] = %g (must be > 0)", i,
+                                 c->freq_factors[i]);
+    return BICL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ plans */
+
+static void rope_cos_sin(const bicl_rope_plan *p, int pos, int i, float *c, float *s)
+{
+    if (p->cfg.angle_mode == BICL_ROPE_ANGLE_HF)
+        bicl_rope_cos_sin_hf(pos, p->inv_f[i], p->attn_f, c, s);
+    else
+        bicl_rope_cos_sin_exact(pos, p->inv[i], p->attn, c, s);
+}
+
+static bicl_status upload(bicl_context *ctx, const void *data, size_t bytes, cl_mem *out)
+{
+    cl_int err = CL_SUCCESS;
+    *out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                          (void *)data, &err);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clCreateBuffer (rope plan)");
+    return BICL_SUCCESS;
+}
+
+static bicl_status build_table(bicl_rope_plan *p, float **table)
+{
+    size_t rows = (size_t)p->table_positions, half = (size_t)p->half;
+    float *t = malloc(rows * half * 2 * sizeof *t);
+    if (!t)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "rope table of %zu rows", rows);
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t i = 0; i < half; ++i)
+            rope_cos_sin(p, (int)r, (int)i, &t[(r * half + i) * 2], &t[(r * half + i) * 2 + 1]);
+    *table = t;
+    return BICL_SUCCESS;
+}
+
+static bicl_status plan_upload(bicl_rope_plan *p)
+{
+    size_t half = (size_t)p->half;
+    uint64_t *bits = malloc(half * sizeof *bits);
+    if (!bits)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "rope plan");
+    for (size_t i = 0; i < half; ++i)
+        memcpy(&bits[i], &p->inv[i], sizeof bits[i]);
+    bicl_status st = upload(p->ctx, bits, half * sizeof *bits, &p->inv_mem);
+    free(bits);
+    if (st == BICL_SUCCESS)
+        st = upload(p->ctx, p->inv_f, half * sizeof(float), &p->inv_f_mem);
+    int err_init[2] = {0, INT_MAX};
+    if (st == BICL_SUCCESS)
+        st = upload(p->ctx, err_init, sizeof err_init, &p->err_mem);
+    if (st != BICL_SUCCESS)
+        return st;
+    float dummy[2] = {0.0f, 0.0f}, *table = dummy;
+    size_t bytes = sizeof dummy;
+    if (p->table_positions > 0) {
+        st = build_table(p, &table);
+        bytes = (size_t)p->table_positions * half * 2 * sizeof(float);
+    }
+    if (st == BICL_SUCCESS)
+        st = upload(p->ctx, table, bytes, &p->table_mem);
+    if (table != dummy)
+        free(table);
+    return st;
+}
+
+bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg,
+                                  int table_positions, int max_position, bicl_rope_plan **out)
+{
+    bicl_clear_error();
+    if (!ctx || !out)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_plan_create: NULL argument");
+    *out = NULL;
+    bicl_status st = bicl_rope_config_check(cfg);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (table_positions < 0 || max_position < 0)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "table_positions %d / max_position %d must be >= 0", table_positions,
+                         max_position);
+    bicl_rope_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "rope plan");
+    p->ctx = ctx;
+    p->cfg = *cfg;
+    p->half = cfg->rotary_dim / 2;
+    p->table_positions = table_positions;
+    p->max_position = max_position ? max_position : INT_MAX;
+    p->inv = malloc((size_t)p->half * sizeof *p->inv);
+    p->inv_f = malloc((size_t)p->half * sizeof *p->inv_f);
+    if (!p->inv || !p->inv_f) {
+        bicl_rope_plan_free(p);
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "rope plan");
+    }
+    bicl_rope_freq_params fp = to_freq_params(cfg);
+    for (int i = 0; i < p->half; ++i) {
+        double inv = bicl_rope_inv_freq(&fp, i);
+        if (cfg->freq_factors)
+            inv = inv / cfg->freq_factors[i];
+        p->inv[i] = inv;
+        p->inv_f[i] = bicl_f64_to_f32_rte(inv);
+    }
+    p->attn = bicl_rope_attention_scaling(&fp);
+    p->attn_f = bicl_f64_to_f32_rte(p->attn);
+    st = plan_upload(p);
+    if (st != BICL_SUCCESS) {
+        bicl_rope_plan_free(p);
+        return st;
+    }
+    *out = p;
+    return BICL_SUCCESS;
+}
+
+void bicl_rope_plan_free(bicl_rope_plan *p)
+{
+    if (!p)
+        return;
+    cl_mem mems[] = {p->inv_mem, p->inv_f_mem, p->table_mem, p->err_mem};
+    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
+        if (mems[i])
+            clReleaseMemObject(mems[i]);
+    free(p->inv);
+    free(p->inv_f);
+    free(p);
+}
+
+bicl_status bicl_rope_plan_inv_freq(const bicl_rope_plan *plan, double *inv_freq, size_t n,
+                                    double *attention_scaling)
+{
+    bicl_clear_error();
+    if (!plan)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "plan is NULL");
+    for (size_t i = 0; inv_freq && i < n && i < (size_t)plan->half; ++i)
+        inv_freq[i] = plan->inv[i];
+    if (attention_scaling)
+        *attention_scaling = plan->attn;
+    return BICL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ apply */
+
+typedef struct rope_views {
+    size_t B, S, T;
+    size_t hq, hk;
+    bool q_in_place, k_in_place;
+} rope_views;
+
+static bicl_status check_qk(const bicl_context *ctx, const bicl_rope_plan *plan,
+                            const bicl_tensor *in, const bicl_tensor *out, const char *in_name,
+                            const char *out_name, const bicl_tensor *pos)
+{
+    bicl_status st = bicl_dtype_check(in, in_name, BICL_FLOAT_DTYPES);
+    if (st == BICL_SUCCESS)
+        st = bicl_dtype_check(out, out_name, BICL_FLOAT_DTYPES);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, in, in_name, false, true);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, out, out_name, true, false);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (in->rank != pos->rank + 2)
+        return bicl_fail(BICL_ERR_INVALID_RANK,
+                         "%s has rank %d; with positions of rank %d it must be %d "
+                         "(token dims, heads, head_dim)",
+                         in_name, in->rank, pos->rank, pos->rank + 2);
+    for (int d = 0; d < pos->rank; ++d)
+        if (in->shape[d] != pos->shape[d])
+            return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s token dim %d is %zu, positions have %zu",
+                             in_name, d, in->shape[d], pos->shape[d]);
+    if (in->shape[in->rank - 1] != (size_t)plan->cfg.head_dim)
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s head_dim is %zu, the plan's is %d", in_name,
+                         in->shape[in->rank - 1], plan->cfg.head_dim);
+    return bicl_shapes_equal(in, in_name, out, out_name);
+}
+
+static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
+                               bicl_rope_source *source, const bicl_tensor *pos,
+                               const bicl_tensor *qi, const bicl_tensor *qo, const bicl_tensor *ki,
+                               const bicl_tensor *ko, rope_views *v)
+{
+    if (!plan)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_apply: plan is NULL");
+    if (plan->ctx != ctx)
+        return bicl_fail(BICL_ERR_CONTEXT_MISMATCH, "the plan belongs to another bicl_context");
+    if (*source == BICL_ROPE_SOURCE_AUTO)
+        *source = plan->table_positions > 0 ? BICL_ROPE_SOURCE_TABLE : BICL_ROPE_SOURCE_INLINE;
+    if (*source == BICL_ROPE_SOURCE_TABLE && plan->table_positions == 0)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "the plan has no table");
+    if (*source == BICL_ROPE_SOURCE_INLINE && !(ctx->info.caps & BICL_CAP_FP64))
+        return bicl_fail(BICL_ERR_UNSUPPORTED, "inline cos/sin needs fp64, which %s lacks",
+                         ctx->info.device_name);
+    if (*source != BICL_ROPE_SOURCE_TABLE && *source != BICL_ROPE_SOURCE_INLINE)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown rope source %d", (int)*source);
+    if (!qi || !qo || !pos)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "positions, q_in and q_out are required");
+    if ((ki == NULL) != (ko == NULL))
+        return bicl_fail(BICL_ERR_NULL_POINTER, "k_in and k_out must both be given or both NULL");
+    bicl_status st = bicl_dtype_check(pos, "positions", 1u << BICL_I32);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, pos, "positions", false, true);
+    if (st == BICL_SUCCESS && pos->rank > 2)
+        st = bicl_fail(BICL_ERR_INVALID_RANK, "positions rank %d (must be 1 or 2)", pos->rank);
+    if (st == BICL_SUCCESS)
+        st = check_qk(ctx, plan, qi, qo, "q_in", "q_out", pos);
+    if (st == BICL_SUCCESS && ki)
+        st = check_qk(ctx, plan, ki, ko, "k_in", "k_out", pos);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (ki && (ki->dtype != qi->dtype || ko->dtype != qo->dtype))
+        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "k's dtypes must equal q's");
+    /* Outputs: in place on their own input only; no overlap with anything else. */
+    st = bicl_alias_check(qo, "q_out", qi, "q_in", true);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(qo, "q_out", pos, "positions", false);
+    if (st == BICL_SUCCESS && ki) {
+        st = bicl_alias_check(ko, "k_out", ki, "k_in", true);
+        if (st == BICL_SUCCESS)
+            st = bicl_alias_check(ko, "k_out", pos, "positions", false);
+        if (st == BICL_SUCCESS)
+            st = bicl_alias_check(ko, "k_out", qi, "q_in", false);
+        if (st == BICL_SUCCESS)
+            st = bicl_alias_check(qo, "q_out", ki, "k_in", false);
+        if (st == BICL_SUCCESS)
+            st = bicl_alias_check(qo, "q_out", ko, "k_out", false);
+    }
+    if (st != BICL_SUCCESS)
+        return st;
+    v->B = pos->rank == 2 ? pos->shape[0] : 1;
+    v->S = pos->shape[pos->rank - 1];
+    v->T = v->B * v->S;
+    v->hq = qi->shape[qi->rank - 2];
+    v->hk = ki ? ki->shape[ki->rank - 2] : 0;
+    v->q_in_place = qi->mem == qo->mem && qi->offset == qo->offset && qi->dtype == qo->dtype;
+    v->k_in_place = ki && ki->mem == ko->mem && ki->offset == ko->offset && ki->dtype == ko->dtype;
+    if (v->hq + v->hk > UINT32_MAX)
+        return bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "too many heads");
+    return BICL_SUCCESS;
+}
+
+/* (b, s, head, element) strides of a q/k view of rank 3 or 4. */
+static cl_ulong4 qk_strides(const bicl_tensor *t)
+{
+    cl_ulong4 s;
+    int r = t->rank;
+    s.s[0] = r == 4 ? (cl_ulong)t->stride[0] : 0;
+    s.s[1] = (cl_ulong)t->stride[r - 3];
+    s.s[2] = (cl_ulong)t->stride[r - 2];
+    s.s[3] = (cl_ulong)t->stride[r - 1];
+    return s;
+}
+
+typedef struct arg_list {
+    cl_kernel k;
+    cl_uint i;
+    cl_int err;
+} arg_list;
+
+static void arg(arg_list *a, size_t size, const void *v)
+{
+    if (a->err == CL_SUCCESS)
+        a->err = clSetKernelArg(a->k, a->i, size, v);
+    a->i++;
+}
+
+static void arg_view(arg_list *a, const bicl_tensor *t, cl_ulong4 st)
+{
+    cl_ulong off = t->offset;
+    arg(a, sizeof(cl_mem), &t->mem);
+    arg(a, sizeof off, &off);
+    arg(a, sizeof st, &st);
+}
+
+bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_rope_plan *plan,
+                            bicl_rope_source source, int inverse, const bicl_tensor *positions,
+                            const bicl_tensor *q_in, const bicl_tensor *q_out,
+                            const bicl_tensor *k_in, const bicl_tensor *k_out, cl_uint n_wait,
+                            const cl_event *wait, cl_event *done)
+{
+    bicl_clear_error();
+    if (!ctx)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_apply: ctx is NULL");
+    bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    rope_views v = {0};
+    if (st == BICL_SUCCESS)
+        st = check_apply(ctx, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
+    if (st != BICL_SUCCESS)
+        return st;
+    char name[48];
+    snprintf(name, sizeof name, "rope_%s_%s", bicl_dtype_tag(q_in->dtype),
+             bicl_dtype_tag(q_out->dtype));
+    cl_kernel k = NULL;
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, name, &k);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_variant var = bicl_context_variant_snapshot(ctx);
+    const bicl_rope_config *c = &plan->cfg;
+    cl_uint half = (cl_uint)plan->half, pass = (cl_uint)(c->head_dim - c->rotary_dim);
+    cl_uint lanes = half > pass ? half : pass;
+    cl_uint flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) | (inverse ? ROPE_INVERSE : 0) |
+                    (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
+                    (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
+                    (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0);
+    cl_int limit =
+        source == BICL_ROPE_SOURCE_TABLE ? plan->table_positions - 1 : plan->max_position;
+    const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
+    arg_list a = {k, 0, CL_SUCCESS};
+    cl_ulong pos_off = positions->offset;
+    cl_ulong pos_sb = positions->rank == 2 ? (cl_ulong)positions->stride[0] : 0;
+    cl_ulong pos_ss = (cl_ulong)positions->stride[positions->rank - 1];
+    cl_ulong S = v.S, T = v.T;
+    cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk, ipt = var.items_per_thread;
+    cl_ulong attn_bits;
+    memcpy(&attn_bits, &plan->attn, sizeof attn_bits);
+    arg(&a, sizeof(cl_mem), &positions->mem);
+    arg(&a, sizeof pos_off, &pos_off);
+    arg(&a, sizeof pos_sb, &pos_sb);
+    arg(&a, sizeof pos_ss, &pos_ss);
+    arg(&a, sizeof S, &S);
+    arg(&a, sizeof T, &T);
+    arg_view(&a, q_in, qk_strides(q_in));
+    arg_view(&a, q_out, qk_strides(q_out));
+    arg(&a, sizeof hq, &hq);
+    arg_view(&a, ki, qk_strides(ki));
+    arg_view(&a, ko, qk_strides(ko));
+    arg(&a, sizeof hk, &hk);
+    arg(&a, sizeof half, &half);
+    arg(&a, sizeof pass, &pass);
+    arg(&a, sizeof lanes, &lanes);
+    arg(&a, sizeof flags, &flags);
+    arg(&a, sizeof(cl_mem), &plan->table_mem);
+    arg(&a, sizeof(cl_mem), &plan->inv_mem);
+    arg(&a, sizeof(cl_mem), &plan->inv_f_mem);
+    arg(&a, sizeof attn_bits, &attn_bits);
+    arg(&a, sizeof plan->attn_f, &plan->attn_f);
+    arg(&a, sizeof limit, &limit);
+    arg(&a, sizeof(cl_mem), &plan->err_mem);
+    arg(&a, sizeof ipt, &ipt);
+    if (a.err != CL_SUCCESS) {
+        bicl_kernel_release(ctx, name, k);
+        return bicl_fail_cl(a.err, "clSetKernelArg (rope)");
+    }
+    size_t units = (v.T * lanes + ipt - 1) / ipt;
+    st = bicl_enqueue(ctx, queue, k, units, var.work_group_size, n_wait, wait, done);
+    bicl_kernel_release(ctx, name, k);
+    return st;
+}
+
+bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rope_plan *plan,
+                             unsigned *count, int *first_bad)
+{
+    bicl_clear_error();
+    if (!ctx || !plan)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_errors: NULL argument");
+    bicl_status st = bicl_queue_check(ctx, queue, 0, NULL);
+    if (st != BICL_SUCCESS)
+        return st;
+    int e[2] = {0, INT_MAX};
+    cl_int err = clEnqueueReadBuffer(queue, plan->err_mem, CL_TRUE, 0, sizeof e, e, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clEnqueueReadBuffer (rope errors)");
+    int reset[2] = {0, INT_MAX};
+    err =
+        clEnqueueWriteBuffer(queue, plan->err_mem, CL_TRUE, 0, sizeof reset, reset, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clEnqueueWriteBuffer (rope errors)");
+    if (count)
+        *count = (unsigned)e[0];
+    if (first_bad)
+        *first_bad = e[0] ? e[1] : 0;
+    if (e[0])
+        return bicl_fail(BICL_ERR_POSITION_OUT_OF_RANGE,
+                         "%d out-of-range positions (smallest %d); their outputs are NaN", e[0],
+                         e[1]);
+    return BICL_SUCCESS;
+}
+
+/* ---------------------------------------------------------- position ids */
+
+static bicl_status check_i32_vector(const bicl_context *ctx, const bicl_tensor *t, const char *name,
+                                    size_t want, bool output)
+{
+    bicl_status st = bicl_dtype_check(t, name, 1u << BICL_I32);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, t, name, output, !output);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (t->rank != 1)
+        return bicl_fail(BICL_ERR_INVALID_RANK, "%s must have rank 1", name);
+    if (want && t->shape[0] != want)
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s has %zu elements, %zu expected", name,
+                         t->shape[0], want);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
+                                  const bicl_tensor *cu_seqlens, const bicl_tensor *start,
+                                  const bicl_tensor *positions, cl_uint n_wait,
+                                  const cl_event *wait, cl_event *done)
+{
+    bicl_clear_error();
+    if (!ctx || !cu_seqlens || !positions)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_positions_packed: NULL argument");
+    bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    if (st == BICL_SUCCESS)
+        st = check_i32_vector(ctx, cu_seqlens, "cu_seqlens", 0, false);
+    if (st == BICL_SUCCESS && cu_seqlens->shape[0] < 2)
+        st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "cu_seqlens needs B + 1 >= 2 entries");
+    size_t batch = cu_seqlens->shape[0] - 1;
+    if (st == BICL_SUCCESS && start)
+        st = check_i32_vector(ctx, start, "start", batch, false);
+    if (st == BICL_SUCCESS)
+        st = check_i32_vector(ctx, positions, "positions", 0, true);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(positions, "positions", cu_seqlens, "cu_seqlens", false);
+    if (st == BICL_SUCCESS && start)
+        st = bicl_alias_check(positions, "positions", start, "start", false);
+    if (st == BICL_SUCCESS && batch > UINT32_MAX - 1)
+        st = bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "batch too large");
+    if (st != BICL_SUCCESS)
+        return st;
+    cl_kernel k = NULL;
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "positions_packed", &k);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_variant var = bicl_context_variant_snapshot(ctx);
+    const bicl_tensor *s = start ? start : cu_seqlens;
+    cl_ulong cu_off = cu_seqlens->offset, cu_st = (cl_ulong)cu_seqlens->stride[0];
+    cl_ulong s_off = s->offset, s_st = (cl_ulong)s->stride[0];
+    cl_ulong o_off = positions->offset, o_st = (cl_ulong)positions->stride[0];
+    cl_ulong T = positions->shape[0];
+    cl_uint b = (cl_uint)batch, has_start = start != NULL, ipt = var.items_per_thread;
+    arg_list a = {k, 0, CL_SUCCESS};
+    arg(&a, sizeof(cl_mem), &cu_seqlens->mem);
+    arg(&a, sizeof cu_off, &cu_off);
+    arg(&a, sizeof cu_st, &cu_st);
+    arg(&a, sizeof b, &b);
+    arg(&a, sizeof(cl_mem), &s->mem);
+    arg(&a, sizeof s_off, &s_off);
+    arg(&a, sizeof s_st, &s_st);
+    arg(&a, sizeof has_start, &has_start);
+    arg(&a, sizeof(cl_mem), &positions->mem);
+    arg(&a, sizeof o_off, &o_off);
+    arg(&a, sizeof o_st, &o_st);
+    arg(&a, sizeof T, &T);
+    arg(&a, sizeof ipt, &ipt);
+    if (a.err == CL_SUCCESS)
+        st = bicl_enqueue(ctx, queue, k, ((size_t)T + ipt - 1) / ipt, var.work_group_size, n_wait,
+                          wait, done);
+    else
+        st = bicl_fail_cl(a.err, "clSetKernelArg (positions_packed)");
+    bicl_kernel_release(ctx, "positions_packed", k);
+    return st;
+}
+
+bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
+                                  const bicl_tensor *mask, const bicl_tensor *start,
+                                  const bicl_tensor *positions, cl_uint n_wait,
+                                  const cl_event *wait, cl_event *done)
+{
+    bicl_clear_error();
+    if (!ctx || !mask || !positions)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_positions_padded: NULL argument");
+    bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    if (st == BICL_SUCCESS)
+        st = bicl_dtype_check(mask, "mask", (1u << BICL_U8) | (1u << BICL_I32));
+    if (st == BICL_SUCCESS)
+        st = bicl_dtype_check(positions, "positions", 1u << BICL_I32);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, mask, "mask", false, true);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, positions, "positions", true, false);
+    if (st == BICL_SUCCESS && (mask->rank != 2 || positions->rank != 2))
+        st = bicl_fail(BICL_ERR_INVALID_RANK, "mask and positions must have rank 2 [B, S]");
+    if (st == BICL_SUCCESS)
+        st = bicl_shapes_equal(mask, "mask", positions, "positions");
+    if (st == BICL_SUCCESS && start)
+        st = check_i32_vector(ctx, start, "start", mask->shape[0], false);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(positions, "positions", mask, "mask", false);
+    if (st == BICL_SUCCESS && start)
+        st = bicl_alias_check(positions, "positions", start, "start", false);
+    if (st != BICL_SUCCESS)
+        return st;
+    const char *name = mask->dtype == BICL_U8 ? "positions_padded_u8" : "positions_padded_i32";
+    cl_kernel k = NULL;
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, name, &k);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_variant var = bicl_context_variant_snapshot(ctx);
+    const bicl_tensor *s = start ? start : positions;
+    cl_ulong m_off = mask->offset, m_sb = (cl_ulong)mask->stride[0],
+             m_ss = (cl_ulong)mask->stride[1];
+    cl_ulong s_off = s->offset, s_st = (cl_ulong)s->stride[0];
+    cl_ulong o_off = positions->offset, o_sb = (cl_ulong)positions->stride[0],
+             o_ss = (cl_ulong)positions->stride[1];
+    cl_ulong B = mask->shape[0], S = mask->shape[1];
+    cl_uint has_start = start != NULL, ipt = var.items_per_thread;
+    arg_list a = {k, 0, CL_SUCCESS};
+    arg(&a, sizeof(cl_mem), &mask->mem);
+    arg(&a, sizeof m_off, &m_off);
+    arg(&a, sizeof m_sb, &m_sb);
+    arg(&a, sizeof m_ss, &m_ss);
+    arg(&a, sizeof(cl_mem), &s->mem);
+    arg(&a, sizeof s_off, &s_off);
+    arg(&a, sizeof s_st, &s_st);
+    arg(&a, sizeof has_start, &has_start);
+    arg(&a, sizeof(cl_mem), &positions->mem);
+    arg(&a, sizeof o_off, &o_off);
+    arg(&a, sizeof o_sb, &o_sb);
+    arg(&a, sizeof o_ss, &o_ss);
+    arg(&a, sizeof B, &B);
+    arg(&a, sizeof S, &S);
+    arg(&a, sizeof ipt, &ipt);
+    if (a.err == CL_SUCCESS)
+        st = bicl_enqueue(ctx, queue, k, ((size_t)B + ipt - 1) / ipt, var.work_group_size, n_wait,
+                          wait, done);
+    else
+        st = bicl_fail_cl(a.err, "clSetKernelArg (positions_padded)");
+    bicl_kernel_release(ctx, name, k);
+    return st;
+}
+
+/* --------------------------------------------------------- host references */
+
+bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, int pos, int i, float *c, float *s)
+{
+    bicl_clear_error();
+    if (!plan || !c || !s)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_rope_cos_sin: NULL argument");
+    if (i < 0 || i >= plan->half)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "pair %d of %d", i, plan->half);
+    if (pos < 0 || pos > plan->max_position)
+        return bicl_fail(BICL_ERR_POSITION_OUT_OF_RANGE, "position %d", pos);
+    rope_cos_sin(plan, pos, i, c, s);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, int inverse, int pos,
+                               bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype, void *out)
+{
+    bicl_clear_error();
+    if (!plan || !x || !out)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_rope_head: NULL argument");
+    if (in_dtype > BICL_BF16 || out_dtype > BICL_BF16)
+        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "f32, f16 and bf16 only");
+    const bicl_rope_config *c = &plan->cfg;
+    bool ok = pos >= 0 && pos <= plan->max_position;
+    for (int i = 0; i < plan->half; ++i) {
+        size_t e0 = c->style == BICL_ROPE_GPTJ ? (size_t)(2 * i) : (size_t)i;
+        size_t e1 = c->style == BICL_ROPE_GPTJ ? (size_t)(2 * i + 1) : (size_t)(i + plan->half);
+        float x0 = bicl_ref_load(in_dtype, x, e0), x1 = bicl_ref_load(in_dtype, x, e1);
+        float o0 = bicl_f32_canonical_nan(), o1 = o0;
+        if (ok) {
+            float cs, sn;
+            rope_cos_sin(plan, pos, i, &cs, &sn);
+            o0 = bicl_rope_rot0(x0, x1, cs, sn, inverse);
+            o1 = bicl_rope_rot1(x0, x1, cs, sn, inverse);
+        }
+        bicl_ref_store(out_dtype, out, e0, o0);
+        bicl_ref_store(out_dtype, out, e1, o1);
+    }
+    for (int e = c->rotary_dim; e < c->head_dim; ++e)
+        bicl_ref_copy_elem(in_dtype, x, (size_t)e, out_dtype, out, (size_t)e);
+    if (!ok)
+        return bicl_fail(BICL_ERR_POSITION_OUT_OF_RANGE, "position %d", pos);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_positions_packed(const int32_t *cu, size_t batch, const int32_t *start,
+                                      int32_t *positions, size_t tokens)
+{
+    bicl_clear_error();
+    if (!cu || !positions)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_positions_packed: NULL argument");
+    for (size_t t = 0; t < tokens; ++t) {
+        positions[t] = -1;
+        for (size_t b = 0; b < batch; ++b) {
+            if ((int64_t)cu[b] <= (int64_t)t && (int64_t)t < (int64_t)cu[b + 1]) {
+                int64_t v = (start ? start[b] : 0) + ((int64_t)t - cu[b]);
+                positions[t] = (v >= 0 && v <= INT32_MAX) ? (int32_t)v : -1;
+            }
+        }
+    }
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_positions_padded(const void *mask, bicl_dtype mask_dtype, size_t batch,
+                                      size_t seq, const int32_t *start, int32_t *positions)
+{
+    bicl_clear_error();
+    if (!mask || !positions)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_positions_padded: NULL argument");
+    if (mask_dtype != BICL_U8 && mask_dtype != BICL_I32)
+        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "mask must be u8 or i32");
+    for (size_t b = 0; b < batch; ++b) {
+        int64_t seen = 0, base = start ? start[b] : 0;
+        for (size_t s = 0; s < seq; ++s) {
+            size_t i = b * seq + s;
+            bool real = mask_dtype == BICL_U8 ? ((const uint8_t *)mask)[i] != 0
+                                              : ((const int32_t *)mask)[i] != 0;
+            int64_t v = base + seen;
+            positions[i] = real ? ((v >= 0 && v <= INT32_MAX) ? (int32_t)v : -1) : 0;
+            seen += real;
+        }
+    }
+    return BICL_SUCCESS;
+}

@@ -1,0 +1,680 @@
+/* test_rope.c - RoPE: R (device == host reference) for every model of
+ * ../shared/models.json in both angle modes, both cos/sin sources and all storage
+ * dtypes; table == inline; layouts (THD, BSHD, BHSD), GQA in one launch, in place,
+ * partial rotary; variants; out-of-range positions; the position-id builders; A
+ * (cos/sin against MPFR); and the invalid configs and calls. */
+#include "common.h"
+
+#include <limits.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- the models */
+
+typedef struct model {
+    const char *name;
+    int head_dim, rotary_dim, n_heads, n_kv_heads;
+    bicl_rope_style style;
+    double theta;
+    bicl_rope_type type;
+    double factor, low, high, beta_fast, beta_slow;
+    int original_max, max_pos, truncate;
+} model;
+
+/* Values from ../shared/models.json (the models' published configs). */
+static const model models[] = {
+    {"qwen3_8b", 128, 128, 32, 8, BICL_ROPE_NEOX, 1000000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
+     40960, 1},
+    {"llama3_1_8b", 128, 128, 32, 8, BICL_ROPE_NEOX, 500000.0, BICL_ROPE_LLAMA3, 8.0, 1.0, 4.0, 0,
+     0, 8192, 131072, 1},
+    {"gpt_oss_20b", 64, 64, 64, 8, BICL_ROPE_NEOX, 150000.0, BICL_ROPE_YARN, 32.0, 0, 0, 32.0, 1.0,
+     4096, 131072, 0},
+    {"gptj_6b", 256, 64, 16, 16, BICL_ROPE_GPTJ, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0, 2048,
+     1},
+    {"gpt_neox_20b", 96, 24, 64, 64, BICL_ROPE_NEOX, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
+     2048, 1},
+};
+#define N_MODELS (sizeof models / sizeof models[0])
+
+static bicl_rope_config config_of(const model *m, bicl_rope_angle_mode mode)
+{
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, m->head_dim, m->rotary_dim);
+    c.style = m->style;
+    c.theta = m->theta;
+    c.type = m->type;
+    c.factor = m->factor;
+    c.low_freq_factor = m->low;
+    c.high_freq_factor = m->high;
+    c.beta_fast = m->beta_fast;
+    c.beta_slow = m->beta_slow;
+    c.original_max_position_embeddings = m->original_max;
+    c.max_position_embeddings = m->max_pos;
+    c.truncate = m->truncate;
+    c.angle_mode = mode;
+    return c;
+}
+
+/* -------------------------------------------------------- problem helpers */
+
+typedef struct rope_problem {
+    size_t T, hq, hk, D;
+    bicl_dtype in_dt, out_dt;
+    int32_t *pos;
+    void *q, *k; /* host inputs, [T][H][D] */
+} rope_problem;
+
+static void problem_init(rope_problem *p, size_t T, size_t hq, size_t hk, size_t D,
+                         bicl_dtype in_dt, bicl_dtype out_dt, uint64_t seed)
+{
+    p->T = T;
+    p->hq = hq;
+    p->hk = hk;
+    p->D = D;
+    p->in_dt = in_dt;
+    p->out_dt = out_dt;
+    p->pos = calloc(T, sizeof *p->pos);
+    size_t es = bicl_dtype_size(in_dt);
+    p->q = malloc(T * hq * D * es);
+    p->k = malloc(T * (hk ? hk : 1) * D * es);
+    assert_true(p->pos && p->q && p->k);
+    uint64_t s = seed;
+    for (size_t i = 0; i < T * hq * D; ++i)
+        bicl_ref_store(in_dt, p->q, i, (float)((int64_t)(test_rand(&s) >> 40) - (1 << 23)) / 1e6f);
+    for (size_t i = 0; i < T * hk * D; ++i)
+        bicl_ref_store(in_dt, p->k, i, (float)((int64_t)(test_rand(&s) >> 40) - (1 << 23)) / 1e6f);
+}
+
+static void problem_free(rope_problem *p)
+{
+    free(p->pos);
+    free(p->q);
+    free(p->k);
+}
+
+/* Host reference of the whole problem: [T][H][D] of out_dt. */
+static void *problem_reference(const rope_problem *p, const bicl_rope_plan *plan, int inverse,
+                               const void *x, size_t heads)
+{
+    size_t ies = bicl_dtype_size(p->in_dt), oes = bicl_dtype_size(p->out_dt);
+    unsigned char *out = malloc(p->T * heads * p->D * oes);
+    assert_non_null(out);
+    for (size_t t = 0; t < p->T; ++t)
+        for (size_t h = 0; h < heads; ++h) {
+            size_t at = (t * heads + h) * p->D;
+            bicl_ref_rope_head(plan, inverse, p->pos[t], p->in_dt,
+                               (const unsigned char *)x + at * ies, p->out_dt, out + at * oes);
+        }
+    return out;
+}
+
+/* Runs the problem on the device as THD, out of place, and compares with the reference. */
+static void run_and_compare(test_env *env, const rope_problem *p, bicl_rope_plan *plan,
+                            bicl_rope_source source, int inverse, const char *what)
+{
+    size_t ies = bicl_dtype_size(p->in_dt), oes = bicl_dtype_size(p->out_dt);
+    size_t nq = p->T * p->hq * p->D, nk = p->T * p->hk * p->D;
+    test_buf bp = test_buf_new(env, 4, p->T, p->pos);
+    test_buf bq = test_buf_new(env, ies, nq, p->q), bqo = test_buf_new(env, oes, nq, NULL);
+    test_buf bk = test_buf_new(env, ies, nk, p->k), bko = test_buf_new(env, oes, nk, NULL);
+    size_t ps[1] = {p->T}, qs[3] = {p->T, p->hq, p->D}, ks[3] = {p->T, p->hk, p->D};
+    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 1, ps);
+    bicl_tensor tq = test_view(&bq, p->in_dt, 0, 3, qs), tqo = test_view(&bqo, p->out_dt, 0, 3, qs);
+    bicl_tensor tk = test_view(&bk, p->in_dt, 0, 3, ks), tko = test_view(&bko, p->out_dt, 0, 3, ks);
+    bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, source, inverse, &tp, &tq, &tqo,
+                                     &tk, &tko, 0, NULL, NULL);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s: %s (%s)", what, bicl_status_string(st), bicl_last_error(NULL));
+    void *gq = malloc(nq * oes), *gk = malloc(nk * oes);
+    assert_true(gq && gk);
+    test_buf_read(env, &bqo, gq);
+    test_buf_read(env, &bko, gk);
+    test_buf_assert_canaries(env, &bqo);
+    test_buf_assert_canaries(env, &bko);
+    void *rq = problem_reference(p, plan, inverse, p->q, p->hq);
+    void *rk = problem_reference(p, plan, inverse, p->k, p->hk);
+    test_assert_bits_equal(gq, rq, nq, oes, what);
+    test_assert_bits_equal(gk, rk, nk, oes, what);
+    free(gq);
+    free(gk);
+    free(rq);
+    free(rk);
+    test_buf_free(&bp);
+    test_buf_free(&bq);
+    test_buf_free(&bqo);
+    test_buf_free(&bk);
+    test_buf_free(&bko);
+}
+
+/* Positions of the standard workload: prefix positions, decode offsets and the long
+ * context positions of models.json. */
+static void fill_positions(int32_t *pos, size_t T)
+{
+    static const int32_t special[] = {0,      1,      4095,   4096,    8191,    32767,
+                                      131071, 131072, 524287, 1048575, 1048576, 2097151};
+    for (size_t t = 0; t < T; ++t)
+        pos[t] = t < 12 ? special[t] : (int32_t)(t * 977 % 40000);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+/* R for every model, both angle modes, inline and table sources, all dtypes. */
+static void rope_matches_reference_every_model(void **state)
+{
+    test_env *env = *state;
+    static const bicl_dtype dts[3] = {BICL_F32, BICL_F16, BICL_BF16};
+    for (size_t m = 0; m < N_MODELS; ++m)
+        for (int mode = 0; mode < 2; ++mode) {
+            bicl_rope_config c = config_of(&models[m], (bicl_rope_angle_mode)mode);
+            bicl_rope_plan *plan = NULL;
+            assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b) {
+                    rope_problem p;
+                    problem_init(&p, 19, 4, 2, (size_t)c.head_dim, dts[a], dts[b],
+                                 m * 100 + (size_t)(a * 3 + b));
+                    fill_positions(p.pos, p.T);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s mode %d %s->%s", models[m].name, mode,
+                             bicl_dtype_name(dts[a]), bicl_dtype_name(dts[b]));
+                    run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, what);
+                    if (a == b)
+                        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, what);
+                    problem_free(&p);
+                }
+            bicl_rope_plan_free(plan);
+        }
+}
+
+/* Table and inline sources give the same bits, up to position 2^20. */
+static void table_equals_inline(void **state)
+{
+    test_env *env = *state;
+    for (size_t m = 0; m < N_MODELS; ++m) {
+        bicl_rope_config c = config_of(&models[m], BICL_ROPE_ANGLE_EXACT);
+        bicl_rope_plan *plan = NULL;
+        assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 4500, 0, &plan), BICL_SUCCESS);
+        rope_problem p;
+        problem_init(&p, 64, 3, 1, (size_t)c.head_dim, BICL_BF16, BICL_BF16, m);
+        for (size_t t = 0; t < p.T; ++t)
+            p.pos[t] = (int32_t)(t < 4 ? 4499 - t : t * 67);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, models[m].name);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, models[m].name);
+        problem_free(&p);
+        bicl_rope_plan_free(plan);
+    }
+    /* Long context: a narrow rotary so that a 2^20 + 1 row table stays small. */
+    for (int mode = 0; mode < 2; ++mode) {
+        bicl_rope_config c;
+        bicl_rope_config_init(&c, 8, 8);
+        c.theta = 500000.0;
+        c.angle_mode = (bicl_rope_angle_mode)mode;
+        bicl_rope_plan *plan = NULL;
+        assert_int_equal(bicl_rope_plan_create(env->ctx, &c, (1 << 20) + 1, 0, &plan),
+                         BICL_SUCCESS);
+        rope_problem p;
+        problem_init(&p, 40, 2, 2, 8, BICL_F32, BICL_F32, 5);
+        for (size_t t = 0; t < p.T; ++t)
+            p.pos[t] = (int32_t)((1 << 20) - t * 26843);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, "long table");
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, "long inline");
+        problem_free(&p);
+        bicl_rope_plan_free(plan);
+    }
+}
+
+/* The same tokens as THD, BSHD and BHSD views, q and k in one launch, in place: the
+ * bits of each token's heads do not depend on the layout. */
+static void layouts_and_in_place(void **state)
+{
+    test_env *env = *state;
+    const model *m = &models[1]; /* llama3 */
+    bicl_rope_config c = config_of(m, BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_plan *plan = NULL;
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    const size_t B = 3, S = 5, H = 4, HK = 2, D = 128, T = B * S;
+    rope_problem p;
+    problem_init(&p, T, H, HK, D, BICL_BF16, BICL_BF16, 77);
+    for (size_t t = 0; t < T; ++t)
+        p.pos[t] = (int32_t)(t % S + 100 * (t / S));
+    void *rq = problem_reference(&p, plan, 0, p.q, H);
+    void *rk = problem_reference(&p, plan, 0, p.k, HK);
+    /* BHSD copies of the inputs: [B][H][S][D] */
+    uint16_t *qb = malloc(T * H * D * 2), *kb = malloc(T * HK * D * 2);
+    assert_true(qb && kb);
+    for (size_t b = 0; b < B; ++b)
+        for (size_t s = 0; s < S; ++s)
+            for (size_t h = 0; h < H; ++h)
+                memcpy(qb + ((b * H + h) * S + s) * D, (uint16_t *)p.q + ((b * S + s) * H + h) * D,
+                       D * 2);
+    for (size_t b = 0; b < B; ++b)
+        for (size_t s = 0; s < S; ++s)
+            for (size_t h = 0; h < HK; ++h)
+                memcpy(kb + ((b * HK + h) * S + s) * D,
+                       (uint16_t *)p.k + ((b * S + s) * HK + h) * D, D * 2);
+    test_buf bp = test_buf_new(env, 4, T, p.pos);
+    test_buf bq = test_buf_new(env, 2, T * H * D, qb), bk = test_buf_new(env, 2, T * HK * D, kb);
+    size_t ps[2] = {B, S};
+    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 2, ps);
+    bicl_tensor tq = {bq.mem,       bq.lead,
+                      BICL_BF16,    4,
+                      {B, S, H, D}, {(ptrdiff_t)(H * S * D), (ptrdiff_t)D, (ptrdiff_t)(S * D), 1}};
+    bicl_tensor tk = {
+        bk.mem, bk.lead,       BICL_BF16,
+        4,      {B, S, HK, D}, {(ptrdiff_t)(HK * S * D), (ptrdiff_t)D, (ptrdiff_t)(S * D), 1}};
+    /* in place, BHSD */
+    assert_int_equal(bicl_rope_apply(env->ctx, env->queue, plan, BICL_ROPE_SOURCE_AUTO, 0, &tp, &tq,
+                                     &tq, &tk, &tk, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    test_buf_read(env, &bq, qb);
+    test_buf_read(env, &bk, kb);
+    for (size_t b = 0; b < B; ++b)
+        for (size_t s = 0; s < S; ++s) {
+            for (size_t h = 0; h < H; ++h)
+                test_assert_bits_equal(qb + ((b * H + h) * S + s) * D,
+                                       (uint16_t *)rq + ((b * S + s) * H + h) * D, D, 2, "BHSD q");
+            for (size_t h = 0; h < HK; ++h)
+                test_assert_bits_equal(kb + ((b * HK + h) * S + s) * D,
+                                       (uint16_t *)rk + ((b * S + s) * HK + h) * D, D, 2, "BHSD k");
+        }
+    test_buf_assert_canaries(env, &bq);
+    test_buf_free(&bq);
+    test_buf_free(&bk);
+    /* q and k inside one fused qkv buffer [T][(H + 2 HK) D], in place, THD */
+    size_t row = (H + 2 * HK) * D;
+    uint16_t *qkv = malloc(T * row * 2);
+    assert_non_null(qkv);
+    for (size_t t = 0; t < T; ++t) {
+        memcpy(qkv + t * row, (uint16_t *)p.q + t * H * D, H * D * 2);
+        memcpy(qkv + t * row + H * D, (uint16_t *)p.k + t * HK * D, HK * D * 2);
+        memset(qkv + t * row + (H + HK) * D, 0x7f, HK * D * 2); /* v stays as it is */
+    }
+    test_buf bf = test_buf_new(env, 2, T * row, qkv);
+    size_t ps1[1] = {T};
+    bicl_tensor tp1 = test_view(&bp, BICL_I32, 0, 1, ps1);
+    bicl_tensor fq = {bf.mem, bf.lead, BICL_BF16, 3, {T, H, D}, {(ptrdiff_t)row, (ptrdiff_t)D, 1}};
+    bicl_tensor fk = fq;
+    fk.offset += H * D;
+    fk.shape[1] = HK;
+    assert_int_equal(bicl_rope_apply(env->ctx, env->queue, plan, BICL_ROPE_SOURCE_INLINE, 0, &tp1,
+                                     &fq, &fq, &fk, &fk, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    uint16_t *got = malloc(T * row * 2);
+    assert_non_null(got);
+    test_buf_read(env, &bf, got);
+    for (size_t t = 0; t < T; ++t) {
+        test_assert_bits_equal(got + t * row, (uint16_t *)rq + t * H * D, H * D, 2, "fused q");
+        test_assert_bits_equal(got + t * row + H * D, (uint16_t *)rk + t * HK * D, HK * D, 2,
+                               "fused k");
+        test_assert_bits_equal(got + t * row + (H + HK) * D, qkv + t * row + (H + HK) * D, HK * D,
+                               2, "v untouched");
+    }
+    free(got);
+    free(qkv);
+    free(qb);
+    free(kb);
+    free(rq);
+    free(rk);
+    test_buf_free(&bf);
+    test_buf_free(&bp);
+    problem_free(&p);
+    bicl_rope_plan_free(plan);
+}
+
+/* Every variant gives the reference bits (gpt-neox: partial rotary with pass-through). */
+static void variants_give_the_same_bits(void **state)
+{
+    test_env *env = *state;
+    static const bicl_variant vs[] = {{1, 1, 0}, {1, 3, 0}, {4, 1, 64}, {8, 2, 32}, {1, 7, 128}};
+    for (size_t m = 3; m < N_MODELS; ++m) {
+        bicl_rope_config c = config_of(&models[m], BICL_ROPE_ANGLE_EXACT);
+        bicl_rope_plan *plan = NULL;
+        assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 2048, 0, &plan), BICL_SUCCESS);
+        rope_problem p;
+        problem_init(&p, 23, 3, 2, (size_t)c.head_dim, BICL_F16, BICL_F32, 9);
+        for (size_t t = 0; t < p.T; ++t)
+            p.pos[t] = (int32_t)(t * 89);
+        for (size_t v = 0; v < sizeof vs / sizeof vs[0]; ++v) {
+            assert_int_equal(bicl_context_set_variant(env->ctx, &vs[v]), BICL_SUCCESS);
+            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, models[m].name);
+            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, models[m].name);
+        }
+        assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
+        problem_free(&p);
+        bicl_rope_plan_free(plan);
+    }
+}
+
+/* An out-of-range position is counted and its rotary outputs are NaN; pass-through
+ * elements are still copied; other tokens are unaffected. */
+static void out_of_range_positions_are_reported(void **state)
+{
+    test_env *env = *state;
+    bicl_rope_config c = config_of(&models[4], BICL_ROPE_ANGLE_EXACT); /* partial rotary */
+    bicl_rope_plan *plan = NULL;
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 100, 1000, &plan), BICL_SUCCESS);
+    rope_problem p;
+    problem_init(&p, 6, 2, 1, 96, BICL_F32, BICL_F32, 3);
+    int32_t pos[6] = {5, -1, 99, 100, INT_MAX, 7};
+    memcpy(p.pos, pos, sizeof pos);
+    for (int src = BICL_ROPE_SOURCE_TABLE; src <= BICL_ROPE_SOURCE_INLINE; ++src) {
+        test_buf bp = test_buf_new(env, 4, 6, p.pos);
+        test_buf bq = test_buf_new(env, 4, 6 * 2 * 96, p.q),
+                 bo = test_buf_new(env, 4, 6 * 2 * 96, NULL);
+        size_t ps[1] = {6}, qs[3] = {6, 2, 96};
+        bicl_tensor tp = test_view(&bp, BICL_I32, 0, 1, ps);
+        bicl_tensor tq = test_view(&bq, BICL_F32, 0, 3, qs),
+                    to = test_view(&bo, BICL_F32, 0, 3, qs);
+        assert_int_equal(bicl_rope_apply(env->ctx, env->queue, plan, (bicl_rope_source)src, 0, &tp,
+                                         &tq, &to, NULL, NULL, 0, NULL, NULL),
+                         BICL_SUCCESS);
+        unsigned count = 0;
+        int first = 0;
+        assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first),
+                         BICL_ERR_POSITION_OUT_OF_RANGE);
+        bool table = src == BICL_ROPE_SOURCE_TABLE;
+        assert_int_equal(count, table ? 3 : 2); /* -1, (100 for the table), INT_MAX */
+        assert_int_equal(first, -1);
+        assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first),
+                         BICL_SUCCESS); /* reset */
+        assert_int_equal(count, 0);
+        float *out = malloc(6 * 2 * 96 * 4);
+        assert_non_null(out);
+        test_buf_read(env, &bo, out);
+        test_buf_assert_canaries(env, &bo);
+        for (int t = 0; t < 6; ++t) {
+            bool bad = pos[t] < 0 || pos[t] > (table ? 99 : 1000);
+            for (int h = 0; h < 2; ++h) {
+                float *o = out + (t * 2 + h) * 96, *x = (float *)p.q + (t * 2 + h) * 96;
+                uint32_t b0;
+                memcpy(&b0, &o[0], 4);
+                if (bad)
+                    assert_int_equal(b0, 0x7fc00000u);
+                else
+                    assert_false(isnan(o[0]));
+                assert_memory_equal(o + 24, x + 24, (96 - 24) * 4); /* pass-through */
+            }
+        }
+        free(out);
+        test_buf_free(&bp);
+        test_buf_free(&bq);
+        test_buf_free(&bo);
+    }
+    problem_free(&p);
+    bicl_rope_plan_free(plan);
+}
+
+static void position_builders_match_reference(void **state)
+{
+    test_env *env = *state;
+    /* packed: the workload's lengths 11/16/13/19 = 59 tokens, with decode offsets */
+    int32_t cu[5] = {0, 11, 27, 40, 59}, start[4] = {0, 1, 4095, 131071};
+    int32_t got[59], want[59];
+    test_buf bc = test_buf_new(env, 4, 5, cu), bs = test_buf_new(env, 4, 4, start);
+    test_buf bo = test_buf_new(env, 4, 59, NULL);
+    size_t n5[1] = {5}, n4[1] = {4}, n59[1] = {59};
+    bicl_tensor tc = test_view(&bc, BICL_I32, 0, 1, n5), ts = test_view(&bs, BICL_I32, 0, 1, n4);
+    bicl_tensor to = test_view(&bo, BICL_I32, 0, 1, n59);
+    for (int with_start = 0; with_start < 2; ++with_start) {
+        assert_int_equal(bicl_positions_packed(env->ctx, env->queue, &tc, with_start ? &ts : NULL,
+                                               &to, 0, NULL, NULL),
+                         BICL_SUCCESS);
+        test_buf_read(env, &bo, got);
+        bicl_ref_positions_packed(cu, 4, with_start ? start : NULL, want, 59);
+        assert_memory_equal(got, want, sizeof got);
+        assert_int_equal(got[11], with_start ? 1 : 0); /* resets at a boundary */
+        assert_int_equal(got[58], with_start ? 131071 + 18 : 18);
+    }
+    /* a wrong cu_seqlens on the device: uncovered tokens get -1 */
+    int32_t bad_cu[5] = {0, 11, 27, 40, 50};
+    test_buf bbc = test_buf_new(env, 4, 5, bad_cu);
+    bicl_tensor tbc = test_view(&bbc, BICL_I32, 0, 1, n5);
+    assert_int_equal(bicl_positions_packed(env->ctx, env->queue, &tbc, NULL, &to, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    test_buf_read(env, &bo, got);
+    assert_int_equal(got[49], 9);
+    assert_int_equal(got[50], -1);
+    assert_int_equal(got[58], -1);
+    /* padded [4][20], left and right, u8 and i32 masks */
+    const int lens[4] = {11, 16, 13, 19};
+    for (int left = 0; left < 2; ++left) {
+        uint8_t m8[80];
+        int32_t m32[80], pg[80], pw[80];
+        for (int b = 0; b < 4; ++b)
+            for (int s = 0; s < 20; ++s) {
+                int real = left ? s >= 20 - lens[b] : s < lens[b];
+                m8[b * 20 + s] = (uint8_t)(real ? 1 + s : 0);
+                m32[b * 20 + s] = real ? -5 : 0;
+            }
+        test_buf bm8 = test_buf_new(env, 1, 80, m8), bm32 = test_buf_new(env, 4, 80, m32);
+        test_buf bp = test_buf_new(env, 4, 80, NULL);
+        size_t sh[2] = {4, 20};
+        bicl_tensor tm8 = test_view(&bm8, BICL_U8, 0, 2, sh),
+                    tm32 = test_view(&bm32, BICL_I32, 0, 2, sh);
+        bicl_tensor tp = test_view(&bp, BICL_I32, 0, 2, sh);
+        for (int w = 0; w < 2; ++w) {
+            assert_int_equal(bicl_positions_padded(env->ctx, env->queue, w ? &tm32 : &tm8, &ts, &tp,
+                                                   0, NULL, NULL),
+                             BICL_SUCCESS);
+            test_buf_read(env, &bp, pg);
+            bicl_ref_positions_padded(w ? (const void *)m32 : (const void *)m8,
+                                      w ? BICL_I32 : BICL_U8, 4, 20, start, pw);
+            assert_memory_equal(pg, pw, sizeof pg);
+            /* a real token's position does not depend on the padding side */
+            int first_real = left ? 20 - lens[2] : 0;
+            assert_int_equal(pg[2 * 20 + first_real], 4095);
+            assert_int_equal(pg[2 * 20 + first_real + 12], 4095 + 12);
+        }
+        test_buf_free(&bm8);
+        test_buf_free(&bm32);
+        test_buf_free(&bp);
+    }
+    test_buf_free(&bc);
+    test_buf_free(&bs);
+    test_buf_free(&bo);
+    test_buf_free(&bbc);
+}
+
+/* A: exact-mode cos/sin are the correctly rounded f32 of cos/sin(pos * inv_freq) *
+ * attention scaling (MPFR, 256 bits), on samples of every model up to 2^20. */
+static void exact_cos_sin_are_correctly_rounded(void **state)
+{
+    test_env *env = *state;
+    mpfr_t a, r;
+    mpfr_inits2(256, a, r, (mpfr_ptr)0);
+    uint64_t seed = 42;
+    for (size_t m = 0; m < N_MODELS; ++m) {
+        bicl_rope_config c = config_of(&models[m], BICL_ROPE_ANGLE_EXACT);
+        bicl_rope_plan *plan = NULL;
+        assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+        double inv[128], attn = 0;
+        assert_int_equal(bicl_rope_plan_inv_freq(plan, inv, 128, &attn), BICL_SUCCESS);
+        for (int k = 0; k < 2000; ++k) {
+            int i = (int)(test_rand(&seed) % (uint64_t)(c.rotary_dim / 2));
+            int pos = (int)(test_rand(&seed) % (1u << 20));
+            float cs, sn;
+            assert_int_equal(bicl_ref_rope_cos_sin(plan, pos, i, &cs, &sn), BICL_SUCCESS);
+            for (int which = 0; which < 2; ++which) {
+                mpfr_set_d(a, inv[i], MPFR_RNDN);
+                mpfr_mul_si(a, a, pos, MPFR_RNDN); /* exact at 256 bits */
+                if (which)
+                    mpfr_sin(r, a, MPFR_RNDN);
+                else
+                    mpfr_cos(r, a, MPFR_RNDN);
+                mpfr_mul_d(r, r, attn, MPFR_RNDN);
+                float want = mpfr_get_flt(r, MPFR_RNDN);
+                float got = which ? sn : cs;
+                if (memcmp(&want, &got, 4) != 0)
+                    fail_msg("%s pos %d i %d %s: %.9g, correctly rounded %.9g", models[m].name, pos,
+                             i, which ? "sin" : "cos", (double)got, (double)want);
+            }
+        }
+        bicl_rope_plan_free(plan);
+    }
+    mpfr_clears(a, r, (mpfr_ptr)0);
+}
+
+/* Known inv_freq values: Qwen3's theta^(-2i/d) checked against MPFR, and llama3's
+ * bands (high frequencies kept, low frequencies divided by the factor). */
+static void frequencies_follow_the_formulas(void **state)
+{
+    test_env *env = *state;
+    bicl_rope_config c = config_of(&models[0], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_plan *plan = NULL;
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    double inv[64], attn;
+    bicl_rope_plan_inv_freq(plan, inv, 64, &attn);
+    assert_true(attn == 1.0);
+    mpfr_t x;
+    mpfr_init2(x, 200);
+    for (int i = 0; i < 64; ++i) {
+        mpfr_set_d(x, 1e6, MPFR_RNDN);
+        mpfr_t e;
+        mpfr_init2(e, 200);
+        mpfr_set_si(e, -2 * i, MPFR_RNDN);
+        mpfr_div_si(e, e, 128, MPFR_RNDN);
+        mpfr_pow(x, x, e, MPFR_RNDN);
+        double want = mpfr_get_d(x, MPFR_RNDN);
+        mpfr_clear(e);
+        assert_true(fabs(inv[i] - want) <= 0.5000001 * (nextafter(want, 1e300) - want));
+    }
+    mpfr_clear(x);
+    bicl_rope_plan_free(plan);
+    double base[64], scaled[64];
+    c = config_of(&models[1], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_config plain = c;
+    plain.type = BICL_ROPE_DEFAULT;
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &plain, 0, 0, &plan), BICL_SUCCESS);
+    bicl_rope_plan_inv_freq(plan, base, 64, NULL);
+    bicl_rope_plan_free(plan);
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    bicl_rope_plan_inv_freq(plan, scaled, 64, NULL);
+    bicl_rope_plan_free(plan);
+    assert_true(scaled[0] == base[0]);         /* wavelength 2pi: high frequency, kept */
+    assert_true(scaled[63] == base[63] / 8.0); /* longest wavelengths: divided by 8 */
+    /* gpt-oss YaRN: attention scaling 0.1 ln(32) + 1 */
+    c = config_of(&models[2], BICL_ROPE_ANGLE_EXACT);
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    bicl_rope_plan_inv_freq(plan, NULL, 0, &attn);
+    assert_true(fabs(attn - (0.1 * log(32.0) + 1.0)) < 1e-15);
+    bicl_rope_plan_free(plan);
+}
+
+static void invalid_configs_are_refused(void **state)
+{
+    test_env *env = *state;
+    bicl_rope_config base = config_of(&models[2], BICL_ROPE_ANGLE_EXACT), c;
+    bicl_rope_plan *plan = NULL;
+#define BAD(stmt, field)                                                                           \
+    do {                                                                                           \
+        c = base;                                                                                  \
+        stmt;                                                                                      \
+        assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan),                         \
+                         BICL_ERR_INVALID_CONFIG);                                                 \
+        assert_null(plan);                                                                         \
+        assert_non_null(strstr(bicl_last_error(NULL), field));                                     \
+    } while (0)
+    BAD(c.rotary_dim = 63, "rotary_dim");
+    BAD(c.rotary_dim = 66, "rotary_dim");
+    BAD(c.rotary_dim = 0, "rotary_dim");
+    BAD(c.type = (bicl_rope_type)17, "type");
+    BAD(c.factor = 0.5, "factor");
+    BAD(c.factor = NAN, "factor");
+    BAD(c.theta = -1.0, "theta");
+    BAD(c.theta = INFINITY, "theta");
+    BAD(c.style = (bicl_rope_style)5, "style");
+    BAD(c.struct_size = 8, "struct_size");
+    BAD((c.type = BICL_ROPE_LLAMA3, c.low_freq_factor = 4.0, c.high_freq_factor = 1.0),
+        "freq_factor");
+    BAD((c.type = BICL_ROPE_LINEAR, c.factor = -2.0), "factor");
+    BAD((c.type = BICL_ROPE_LONGROPE, c.long_factor = NULL), "long_factor");
+    BAD(c.angle_mode = (bicl_rope_angle_mode)9, "angle_mode");
+#undef BAD
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &base, -1, 0, &plan),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_rope_plan_create(env->ctx, NULL, 0, 0, &plan), BICL_ERR_NULL_POINTER);
+}
+
+/* Bad apply calls: each its own status, nothing written. */
+static void invalid_applies_write_nothing(void **state)
+{
+    test_env *env = *state;
+    bicl_rope_config c = config_of(&models[0], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_plan *plan = NULL;
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    const size_t T = 4, H = 2, D = 128;
+    int32_t pos[4] = {0, 1, 2, 3};
+    test_buf bp = test_buf_new(env, 4, T, pos), bq = test_buf_new(env, 4, T * H * D, NULL);
+    test_buf bo = test_buf_new(env, 4, T * H * D, NULL);
+    size_t ps[1] = {T}, qs[3] = {T, H, D};
+    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 1, ps);
+    bicl_tensor tq = test_view(&bq, BICL_F32, 0, 3, qs), to = test_view(&bo, BICL_F32, 0, 3, qs);
+    unsigned char *before = malloc(bo.payload + 2 * CANARY_BYTES),
+                  *after = malloc(bo.payload + 2 * CANARY_BYTES);
+    assert_true(before && after);
+    test_buf_read_all(env, &bo, before);
+    bicl_tensor short_pos = tp, wrong_d = tq, wrong_heads = to, half_k = tq, pos_f32 = tp;
+    short_pos.shape[0] = 3;
+    wrong_d.shape[2] = 64;
+    wrong_heads.shape[1] = 1;
+    pos_f32.dtype = BICL_F32;
+    bicl_tensor overlap = to;
+    overlap.mem = bp.mem;
+    overlap.offset = bp.lead;
+    struct {
+        const char *what;
+        bicl_status want;
+        const bicl_tensor *p, *qi, *qo, *ki, *ko;
+        bicl_rope_source src;
+    } cases[] = {
+        {"positions too short", BICL_ERR_SHAPE_MISMATCH, &short_pos, &tq, &to, NULL, NULL, 0},
+        {"head_dim differs", BICL_ERR_SHAPE_MISMATCH, &tp, &wrong_d, &to, NULL, NULL, 0},
+        {"head counts differ", BICL_ERR_SHAPE_MISMATCH, &tp, &tq, &wrong_heads, NULL, NULL, 0},
+        {"k_in without k_out", BICL_ERR_NULL_POINTER, &tp, &tq, &to, &half_k, NULL, 0},
+        {"positions not i32", BICL_ERR_UNSUPPORTED_DTYPE, &pos_f32, &tq, &to, NULL, NULL, 0},
+        {"no table", BICL_ERR_INVALID_PARAMETER, &tp, &tq, &to, NULL, NULL, BICL_ROPE_SOURCE_TABLE},
+        {"output over positions", BICL_ERR_OUT_OF_BOUNDS, &tp, &tq, &overlap, NULL, NULL, 0},
+        {"q_out is k_out", BICL_ERR_ALIASING, &tp, &tq, &to, &tq, &to, 0},
+        {"unknown source", BICL_ERR_INVALID_ENUM, &tp, &tq, &to, NULL, NULL, (bicl_rope_source)7},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        bicl_status st =
+            bicl_rope_apply(env->ctx, env->queue, plan, cases[i].src, 0, cases[i].p, cases[i].qi,
+                            cases[i].qo, cases[i].ki, cases[i].ko, 0, NULL, NULL);
+        if (st != cases[i].want)
+            fail_msg("%s: %s, want %s (%s)", cases[i].what, bicl_status_string(st),
+                     bicl_status_string(cases[i].want), bicl_last_error(NULL));
+        clFinish(env->queue);
+        test_buf_read_all(env, &bo, after);
+        assert_memory_equal(before, after, bo.payload + 2 * CANARY_BYTES);
+    }
+    assert_int_equal(
+        bicl_rope_apply(env->ctx, env->queue, NULL, 0, 0, &tp, &tq, &to, NULL, NULL, 0, NULL, NULL),
+        BICL_ERR_NULL_POINTER);
+    free(before);
+    free(after);
+    test_buf_free(&bp);
+    test_buf_free(&bq);
+    test_buf_free(&bo);
+    bicl_rope_plan_free(plan);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(frequencies_follow_the_formulas),
+        cmocka_unit_test(exact_cos_sin_are_correctly_rounded),
+        cmocka_unit_test(rope_matches_reference_every_model),
+        cmocka_unit_test(table_equals_inline),
+        cmocka_unit_test(layouts_and_in_place),
+        cmocka_unit_test(variants_give_the_same_bits),
+        cmocka_unit_test(out_of_range_positions_are_reported),
+        cmocka_unit_test(position_builders_match_reference),
+        cmocka_unit_test(invalid_configs_are_refused),
+        cmocka_unit_test(invalid_applies_write_nothing),
+    };
+    return cmocka_run_group_tests_name("rope", tests, test_env_setup, test_env_teardown);
+}
