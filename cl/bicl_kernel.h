@@ -14,6 +14,8 @@
 #define BICL_ST_f32     uint
 #define BICL_ST_f16     ushort
 #define BICL_ST_bf16    ushort
+#define BICL_ST_u8 uchar
+#define BICL_ST_i32 int
 #define BICL_LD_f32(b)  as_float(b)
 #define BICL_LD_f16(b)  bicl_f16_to_f32(b)
 #define BICL_LD_bf16(b) bicl_bf16_to_f32(b)
@@ -73,10 +75,16 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 
 /* ------------------------------------------------ one input, one output */
 /* ELEM(TI, TO, a XA) maps one stored input element to one stored output element.
- * XP: extra kernel parameters, each preceded by a comma; XA: the same as arguments. */
+ * XP, XA: names of function-like macros giving the extra kernel parameters and the
+ * matching arguments, each preceded by a comma (BICL_NONE for none). They are passed
+ * as names and invoked only here, so their commas never split macro arguments. */
+#define BICL_NONE()
+/* Calls macro M with an argument list that is macro-expanded first (so XA()'s commas
+ * count). */
+#define BICL_CALL(M, args) M args
 #define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                              \
     kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y,  \
-                                  ulong yo, ulong n, uint ipt XP)                                  \
+                                  ulong yo, ulong n, uint ipt XP())                                  \
     {                                                                                              \
         x += xo;                                                                                   \
         y += yo;                                                                                   \
@@ -87,31 +95,134 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_ST_##TO b[VW];                                                                    \
             BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
             for (int l = 0; l < VW; ++l)                                                           \
-                b[l] = ELEM(TI, TO, a[l] XA);                                                      \
+                b[l] = BICL_CALL(ELEM, (TI, TO, a[l] XA()));                                                      \
             BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
         }                                                                                          \
         ulong t = nv * VW + get_global_id(0);                                                      \
         if (t < n)                                                                                 \
-            y[t] = ELEM(TI, TO, x[t] XA);                                                          \
+            y[t] = BICL_CALL(ELEM, (TI, TO, x[t] XA()));                                                          \
     }
 
 #define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                               \
     kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,                  \
                                global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
-                               uint ipt XP)                                                        \
+                               uint ipt XP())                                                        \
     {                                                                                              \
         BICL_FOR_UNITS(l, n)                                                                       \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
-            y[yo + bicl_dot(c, ys)] = ELEM(TI, TO, x[xo + bicl_dot(c, xs)] XA);                    \
+            y[yo + bicl_dot(c, ys)] = BICL_CALL(ELEM, (TI, TO, x[xo + bicl_dot(c, xs)] XA()));                    \
         }                                                                                          \
     }
 
 #define BICL_ALL_1_1(NAME, TI, TO, ELEM, XP, XA)                                                   \
     BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                                   \
-    BICL_FLAT_1_1(NAME, TI, TO, 2, ELEM, XP, XA)                                                   \
     BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                                   \
     BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, XP, XA)                                                   \
     BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)
+
+/* ------------------------------------------------ two inputs, one output */
+/* ELEM(TA, TB, TO, a, b XA) maps stored a and b to a stored output element. */
+#define BICL_FLAT_2_1(NAME, TA, TB, TO, VW, ELEM, XP, XA)                                      \
+    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                     \
+                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *y, \
+                                  ulong yo, ulong n, uint ipt XP())                              \
+    {                                                                                          \
+        a += ao;                                                                               \
+        b += bo;                                                                               \
+        y += yo;                                                                               \
+        ulong nv = n / VW;                                                                     \
+        BICL_FOR_UNITS(v, nv)                                                                  \
+        {                                                                                      \
+            BICL_ST_##TA av[VW];                                                               \
+            BICL_ST_##TB bv[VW];                                                               \
+            BICL_ST_##TO yv[VW];                                                               \
+            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                             \
+            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                             \
+            for (int l = 0; l < VW; ++l)                                                       \
+                yv[l] = BICL_CALL(ELEM, (TA, TB, TO, av[l], bv[l] XA()));                                     \
+            BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                             \
+        }                                                                                      \
+        ulong t = nv * VW + get_global_id(0);                                                  \
+        if (t < n)                                                                             \
+            y[t] = BICL_CALL(ELEM, (TA, TB, TO, a[t], b[t] XA()));                                            \
+    }
+
+#define BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                       \
+    kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,              \
+                               global const BICL_ST_##TB *b, ulong bo, ulong4 bs,              \
+                               global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape,      \
+                               ulong n, uint ipt XP())                                           \
+    {                                                                                          \
+        BICL_FOR_UNITS(l, n)                                                                   \
+        {                                                                                      \
+            ulong4 c = bicl_unravel(l, shape);                                                 \
+            y[yo + bicl_dot(c, ys)] =                                                          \
+                BICL_CALL(ELEM, (TA, TB, TO, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)] XA()));         \
+        }                                                                                      \
+    }
+
+#define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                           \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 1, ELEM, XP, XA)                                           \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 4, ELEM, XP, XA)                                           \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 8, ELEM, XP, XA)                                           \
+    BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)
+
+/* ---------------------------------------------- two inputs, two outputs */
+/* ELEM(TA, TB, TO, TP, a, b, o, p XA) is a statement storing o and p. */
+#define BICL_FLAT_2_2(NAME, TA, TB, TO, TP, VW, ELEM, XP, XA)                                  \
+    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                     \
+                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *o, \
+                                  ulong oo, global BICL_ST_##TP *p, ulong po, ulong n,         \
+                                  uint ipt XP())                                                 \
+    {                                                                                          \
+        a += ao;                                                                               \
+        b += bo;                                                                               \
+        o += oo;                                                                               \
+        p += po;                                                                               \
+        ulong nv = n / VW;                                                                     \
+        BICL_FOR_UNITS(v, nv)                                                                  \
+        {                                                                                      \
+            BICL_ST_##TA av[VW];                                                               \
+            BICL_ST_##TB bv[VW];                                                               \
+            BICL_ST_##TO ov[VW];                                                               \
+            BICL_ST_##TP pv[VW];                                                               \
+            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                             \
+            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                             \
+            for (int l = 0; l < VW; ++l)                                                       \
+                BICL_CALL(ELEM, (TA, TB, TO, TP, av[l], bv[l], ov[l], pv[l] XA()));                           \
+            BICL_VST_##VW(BICL_ST_##TO, o, v, ov);                                             \
+            BICL_VST_##VW(BICL_ST_##TP, p, v, pv);                                             \
+        }                                                                                      \
+        ulong t = nv * VW + get_global_id(0);                                                  \
+        if (t < n)                                                                             \
+            BICL_CALL(ELEM, (TA, TB, TO, TP, a[t], b[t], o[t], p[t] XA()));                                   \
+    }
+
+#define BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                   \
+    kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,              \
+                               global const BICL_ST_##TB *b, ulong bo, ulong4 bs,              \
+                               global BICL_ST_##TO *o, ulong oo, ulong4 os,                    \
+                               global BICL_ST_##TP *p, ulong po, ulong4 ps, ulong4 shape,      \
+                               ulong n, uint ipt XP())                                           \
+    {                                                                                          \
+        BICL_FOR_UNITS(l, n)                                                                   \
+        {                                                                                      \
+            ulong4 c = bicl_unravel(l, shape);                                                 \
+            BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)],             \
+                 o[oo + bicl_dot(c, os)], p[po + bicl_dot(c, ps)] XA()));                         \
+        }                                                                                      \
+    }
+
+#define BICL_ALL_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                       \
+    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                       \
+    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                       \
+    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 8, ELEM, XP, XA)                                       \
+    BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)
+
+/* Instantiates M(TI, TO) for the 9 pairs of float storage dtypes. */
+#define BICL_FOR_DTYPE_PAIRS(M)                                                                \
+    M(f32, f32) M(f32, f16) M(f32, bf16) M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32)    \
+        M(bf16, f16) M(bf16, bf16)
 
 #endif /* BICL_KERNEL_H */

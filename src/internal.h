@@ -29,8 +29,11 @@ uint64_t bicl_fnv1a(uint64_t h, const void *data, size_t n);
 
 typedef enum bicl_family {
     BICL_FAMILY_CAST = 0,
-    BICL_FAMILY_POINTWISE = 1,
-    BICL_FAMILY_ROPE = 2,
+    BICL_FAMILY_ROPE = 1,
+    BICL_FAMILY_UNARY = 2,
+    BICL_FAMILY_GLU = 3,
+    BICL_FAMILY_BINARY = 4,
+    BICL_FAMILY_MASK = 5,
     BICL_FAMILY_COUNT
 } bicl_family;
 
@@ -200,6 +203,21 @@ typedef struct bicl_iter {
 void bicl_iter_build(bicl_iter *it, const bicl_tensor *const *ops, int n_ops);
 
 /* ---------------------------------------------------------------- launch */
+
+/* Sets kernel arguments in order; the first failure is kept in err. */
+typedef struct bicl_args {
+    cl_kernel k;
+    cl_uint index;
+    cl_int err;
+} bicl_args;
+void bicl_arg(bicl_args *a, size_t size, const void *value);
+/* A view's buffer and element offset (two arguments). */
+void bicl_arg_view(bicl_args *a, const bicl_tensor *t);
+
+/* A view of `in` broadcast to `target`'s shape (numpy rules: ranks aligned at the
+ * right, dims of size 1 or missing get stride 0). BICL_ERR_SHAPE_MISMATCH otherwise. */
+bicl_status bicl_broadcast_view(const bicl_tensor *in, const char *name, const bicl_tensor *target,
+                                bicl_tensor *out);
 
 /* Extra scalar arguments of an op, appended after the standard ones. */
 typedef struct bicl_kernel_arg {

@@ -45,43 +45,42 @@ static bool flat_aligned(const bicl_tensor *const *ops, int n_ops, unsigned vw)
     return true;
 }
 
-typedef struct arg_writer {
-    cl_kernel k;
-    cl_uint index;
-    cl_int err;
-} arg_writer;
-
-static void put(arg_writer *w, size_t size, const void *value)
+void bicl_arg(bicl_args *a, size_t size, const void *value)
 {
-    if (w->err == CL_SUCCESS)
-        w->err = clSetKernelArg(w->k, w->index, size, value);
-    w->index++;
+    if (a->err == CL_SUCCESS)
+        a->err = clSetKernelArg(a->k, a->index, size, value);
+    a->index++;
 }
 
-static void put_standard_args(arg_writer *w, const bicl_iter *it, const bicl_tensor *const *ops,
+void bicl_arg_view(bicl_args *a, const bicl_tensor *t)
+{
+    cl_ulong off = t->offset;
+    bicl_arg(a, sizeof(cl_mem), &t->mem);
+    bicl_arg(a, sizeof off, &off);
+}
+
+static void put_standard_args(bicl_args *w, const bicl_iter *it, const bicl_tensor *const *ops,
                               int n_ops, cl_uint ipt)
 {
     for (int o = 0; o < n_ops; ++o) {
-        cl_ulong off = ops[o]->offset;
-        put(w, sizeof(cl_mem), &ops[o]->mem);
-        put(w, sizeof off, &off);
+        bicl_arg_view(w, ops[o]);
         if (!it->flat) {
             /* Dims are right-aligned: the innermost iteration dim is .s3. */
             cl_ulong4 st = {{0, 0, 0, 0}};
             for (int d = 0; d < it->rank; ++d)
                 st.s[4 - it->rank + d] = it->stride[o][d];
-            put(w, sizeof st, &st);
+            bicl_arg(w, sizeof st, &st);
         }
     }
     if (!it->flat) {
         cl_ulong4 shape = {{1, 1, 1, 1}};
         for (int d = 0; d < it->rank; ++d)
             shape.s[4 - it->rank + d] = it->shape[d];
-        put(w, sizeof shape, &shape);
+        bicl_arg(w, sizeof shape, &shape);
     }
     cl_ulong n = it->n;
-    put(w, sizeof n, &n);
-    put(w, sizeof ipt, &ipt);
+    bicl_arg(w, sizeof n, &n);
+    bicl_arg(w, sizeof ipt, &ipt);
 }
 
 bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
@@ -102,11 +101,11 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
     bicl_status st = bicl_kernel_acquire(ctx, family, name, &k);
     if (st != BICL_SUCCESS)
         return st;
-    arg_writer w = {k, 0, CL_SUCCESS};
+    bicl_args w = {k, 0, CL_SUCCESS};
     cl_uint ipt = v.items_per_thread;
     put_standard_args(&w, &it, ops, n_ops, ipt);
     for (int e = 0; e < n_extra; ++e)
-        put(&w, extra[e].size, extra[e].value);
+        bicl_arg(&w, extra[e].size, extra[e].value);
     if (w.err != CL_SUCCESS) {
         bicl_kernel_release(ctx, name, k);
         return bicl_fail_cl(w.err, "clSetKernelArg");

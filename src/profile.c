@@ -42,8 +42,8 @@ const bicl_profile *bicl_profile_for_device(const char *platform, const char *ve
 bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group)
 {
     unsigned vw = v->vector_width;
-    if (vw != 1 && vw != 2 && vw != 4 && vw != 8)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "vector width %u: must be 1, 2, 4 or 8", vw);
+    if (vw != 1 && vw != 4 && vw != 8)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "vector width %u: must be 1, 4 or 8", vw);
     if (v->items_per_thread < 1 || v->items_per_thread > 64)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "items per thread %u: must be 1..64",
                          v->items_per_thread);

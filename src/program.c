@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const family_names[BICL_FAMILY_COUNT] = {"cast", "pointwise", "rope"};
+static const char *const family_names[BICL_FAMILY_COUNT] = {"cast",   "rope",   "unary",
+                                                             "glu",    "binary", "mask"};
 
 const char *bicl_family_name(bicl_family family)
 {

@@ -388,25 +388,10 @@ static cl_ulong4 qk_strides(const bicl_tensor *t)
     return s;
 }
 
-typedef struct arg_list {
-    cl_kernel k;
-    cl_uint i;
-    cl_int err;
-} arg_list;
-
-static void arg(arg_list *a, size_t size, const void *v)
+static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
 {
-    if (a->err == CL_SUCCESS)
-        a->err = clSetKernelArg(a->k, a->i, size, v);
-    a->i++;
-}
-
-static void arg_view(arg_list *a, const bicl_tensor *t, cl_ulong4 st)
-{
-    cl_ulong off = t->offset;
-    arg(a, sizeof(cl_mem), &t->mem);
-    arg(a, sizeof off, &off);
-    arg(a, sizeof st, &st);
+    bicl_arg_view(a, t);
+    bicl_arg(a, sizeof st, &st);
 }
 
 bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_rope_plan *plan,
@@ -442,7 +427,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     cl_int limit =
         source == BICL_ROPE_SOURCE_TABLE ? plan->table_positions - 1 : plan->max_position;
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
-    arg_list a = {k, 0, CL_SUCCESS};
+    bicl_args a = {k, 0, CL_SUCCESS};
     cl_ulong pos_off = positions->offset;
     cl_ulong pos_sb = positions->rank == 2 ? (cl_ulong)positions->stride[0] : 0;
     cl_ulong pos_ss = (cl_ulong)positions->stride[positions->rank - 1];
@@ -450,30 +435,30 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk, ipt = var.items_per_thread;
     cl_ulong attn_bits;
     memcpy(&attn_bits, &plan->attn, sizeof attn_bits);
-    arg(&a, sizeof(cl_mem), &positions->mem);
-    arg(&a, sizeof pos_off, &pos_off);
-    arg(&a, sizeof pos_sb, &pos_sb);
-    arg(&a, sizeof pos_ss, &pos_ss);
-    arg(&a, sizeof S, &S);
-    arg(&a, sizeof T, &T);
+    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
+    bicl_arg(&a, sizeof pos_off, &pos_off);
+    bicl_arg(&a, sizeof pos_sb, &pos_sb);
+    bicl_arg(&a, sizeof pos_ss, &pos_ss);
+    bicl_arg(&a, sizeof S, &S);
+    bicl_arg(&a, sizeof T, &T);
     arg_view(&a, q_in, qk_strides(q_in));
     arg_view(&a, q_out, qk_strides(q_out));
-    arg(&a, sizeof hq, &hq);
+    bicl_arg(&a, sizeof hq, &hq);
     arg_view(&a, ki, qk_strides(ki));
     arg_view(&a, ko, qk_strides(ko));
-    arg(&a, sizeof hk, &hk);
-    arg(&a, sizeof half, &half);
-    arg(&a, sizeof pass, &pass);
-    arg(&a, sizeof lanes, &lanes);
-    arg(&a, sizeof flags, &flags);
-    arg(&a, sizeof(cl_mem), &plan->table_mem);
-    arg(&a, sizeof(cl_mem), &plan->inv_mem);
-    arg(&a, sizeof(cl_mem), &plan->inv_f_mem);
-    arg(&a, sizeof attn_bits, &attn_bits);
-    arg(&a, sizeof plan->attn_f, &plan->attn_f);
-    arg(&a, sizeof limit, &limit);
-    arg(&a, sizeof(cl_mem), &plan->err_mem);
-    arg(&a, sizeof ipt, &ipt);
+    bicl_arg(&a, sizeof hk, &hk);
+    bicl_arg(&a, sizeof half, &half);
+    bicl_arg(&a, sizeof pass, &pass);
+    bicl_arg(&a, sizeof lanes, &lanes);
+    bicl_arg(&a, sizeof flags, &flags);
+    bicl_arg(&a, sizeof(cl_mem), &plan->table_mem);
+    bicl_arg(&a, sizeof(cl_mem), &plan->inv_mem);
+    bicl_arg(&a, sizeof(cl_mem), &plan->inv_f_mem);
+    bicl_arg(&a, sizeof attn_bits, &attn_bits);
+    bicl_arg(&a, sizeof plan->attn_f, &plan->attn_f);
+    bicl_arg(&a, sizeof limit, &limit);
+    bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
+    bicl_arg(&a, sizeof ipt, &ipt);
     if (a.err != CL_SUCCESS) {
         bicl_kernel_release(ctx, name, k);
         return bicl_fail_cl(a.err, "clSetKernelArg (rope)");
@@ -568,20 +553,20 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
     cl_ulong o_off = positions->offset, o_st = (cl_ulong)positions->stride[0];
     cl_ulong T = positions->shape[0];
     cl_uint b = (cl_uint)batch, has_start = start != NULL, ipt = var.items_per_thread;
-    arg_list a = {k, 0, CL_SUCCESS};
-    arg(&a, sizeof(cl_mem), &cu_seqlens->mem);
-    arg(&a, sizeof cu_off, &cu_off);
-    arg(&a, sizeof cu_st, &cu_st);
-    arg(&a, sizeof b, &b);
-    arg(&a, sizeof(cl_mem), &s->mem);
-    arg(&a, sizeof s_off, &s_off);
-    arg(&a, sizeof s_st, &s_st);
-    arg(&a, sizeof has_start, &has_start);
-    arg(&a, sizeof(cl_mem), &positions->mem);
-    arg(&a, sizeof o_off, &o_off);
-    arg(&a, sizeof o_st, &o_st);
-    arg(&a, sizeof T, &T);
-    arg(&a, sizeof ipt, &ipt);
+    bicl_args a = {k, 0, CL_SUCCESS};
+    bicl_arg(&a, sizeof(cl_mem), &cu_seqlens->mem);
+    bicl_arg(&a, sizeof cu_off, &cu_off);
+    bicl_arg(&a, sizeof cu_st, &cu_st);
+    bicl_arg(&a, sizeof b, &b);
+    bicl_arg(&a, sizeof(cl_mem), &s->mem);
+    bicl_arg(&a, sizeof s_off, &s_off);
+    bicl_arg(&a, sizeof s_st, &s_st);
+    bicl_arg(&a, sizeof has_start, &has_start);
+    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
+    bicl_arg(&a, sizeof o_off, &o_off);
+    bicl_arg(&a, sizeof o_st, &o_st);
+    bicl_arg(&a, sizeof T, &T);
+    bicl_arg(&a, sizeof ipt, &ipt);
     if (a.err == CL_SUCCESS)
         st = bicl_enqueue(ctx, queue, k, ((size_t)T + ipt - 1) / ipt, var.work_group_size, n_wait,
                           wait, done);
@@ -634,22 +619,22 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
              o_ss = (cl_ulong)positions->stride[1];
     cl_ulong B = mask->shape[0], S = mask->shape[1];
     cl_uint has_start = start != NULL, ipt = var.items_per_thread;
-    arg_list a = {k, 0, CL_SUCCESS};
-    arg(&a, sizeof(cl_mem), &mask->mem);
-    arg(&a, sizeof m_off, &m_off);
-    arg(&a, sizeof m_sb, &m_sb);
-    arg(&a, sizeof m_ss, &m_ss);
-    arg(&a, sizeof(cl_mem), &s->mem);
-    arg(&a, sizeof s_off, &s_off);
-    arg(&a, sizeof s_st, &s_st);
-    arg(&a, sizeof has_start, &has_start);
-    arg(&a, sizeof(cl_mem), &positions->mem);
-    arg(&a, sizeof o_off, &o_off);
-    arg(&a, sizeof o_sb, &o_sb);
-    arg(&a, sizeof o_ss, &o_ss);
-    arg(&a, sizeof B, &B);
-    arg(&a, sizeof S, &S);
-    arg(&a, sizeof ipt, &ipt);
+    bicl_args a = {k, 0, CL_SUCCESS};
+    bicl_arg(&a, sizeof(cl_mem), &mask->mem);
+    bicl_arg(&a, sizeof m_off, &m_off);
+    bicl_arg(&a, sizeof m_sb, &m_sb);
+    bicl_arg(&a, sizeof m_ss, &m_ss);
+    bicl_arg(&a, sizeof(cl_mem), &s->mem);
+    bicl_arg(&a, sizeof s_off, &s_off);
+    bicl_arg(&a, sizeof s_st, &s_st);
+    bicl_arg(&a, sizeof has_start, &has_start);
+    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
+    bicl_arg(&a, sizeof o_off, &o_off);
+    bicl_arg(&a, sizeof o_sb, &o_sb);
+    bicl_arg(&a, sizeof o_ss, &o_ss);
+    bicl_arg(&a, sizeof B, &B);
+    bicl_arg(&a, sizeof S, &S);
+    bicl_arg(&a, sizeof ipt, &ipt);
     if (a.err == CL_SUCCESS)
         st = bicl_enqueue(ctx, queue, k, ((size_t)B + ipt - 1) / ipt, var.work_group_size, n_wait,
                           wait, done);

@@ -167,6 +167,30 @@ bicl_status bicl_dtype_check(const bicl_tensor *t, const char *name, unsigned al
     return BICL_SUCCESS;
 }
 
+bicl_status bicl_broadcast_view(const bicl_tensor *in, const char *name, const bicl_tensor *target,
+                                bicl_tensor *out)
+{
+    if (in->rank > target->rank)
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s has rank %d, more than the output's %d", name,
+                         in->rank, target->rank);
+    bicl_tensor v = *in;
+    v.rank = target->rank;
+    int shift = target->rank - in->rank;
+    for (int d = target->rank - 1; d >= 0; --d) {
+        int src = d - shift;
+        size_t ext = src >= 0 ? in->shape[src] : 1;
+        ptrdiff_t st = src >= 0 ? in->stride[src] : 0;
+        if (ext != target->shape[d] && ext != 1)
+            return bicl_fail(BICL_ERR_SHAPE_MISMATCH,
+                             "%s dim %d has extent %zu, which cannot broadcast to %zu", name, src,
+                             ext, target->shape[d]);
+        v.shape[d] = target->shape[d];
+        v.stride[d] = ext == 1 ? 0 : st;
+    }
+    *out = v;
+    return BICL_SUCCESS;
+}
+
 bicl_status bicl_shapes_equal(const bicl_tensor *a, const char *an, const bicl_tensor *b,
                               const char *bn)
 {

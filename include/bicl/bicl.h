@@ -255,7 +255,7 @@ BICL_API bicl_tensor bicl_tensor_contiguous(cl_mem mem, bicl_dtype dtype, size_t
 
 /* ====================================================== 4. kernel variants */
 
-/* How a kernel is launched: vector width of loads and stores (1, 2, 4 or 8), vectors
+/* How a kernel is launched: vector width of loads and stores (1, 4 or 8), vectors
  * per work-item (1..64) and work-group size (0 = the driver's choice, else a power of
  * two up to the device's limit). Variants change speed, never bits: tests run them all. */
 typedef struct bicl_variant {
@@ -306,6 +306,7 @@ BICL_API uint16_t bicl_ref_f32_to_bf16(float x);
 }
 #endif
 
+#include "bicl/pointwise.h"
 #include "bicl/rope.h"
 
 #endif /* BICL_BICL_H */

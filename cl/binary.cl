@@ -1,0 +1,35 @@
+/* binary.cl - bicl_binary / bicl_axpby (a op b, any three dtypes; the op is an
+ * argument: one uniform branch), bicl_scale (x * s) and bicl_residual_add (f32 residual
+ * plus x, two outputs). */
+#pragma OPENCL FP_CONTRACT OFF
+#include "bicl_kernel.h"
+#include "bicl_pointwise_ops.h"
+
+#define BIN_XP() , int op, float alpha, float beta
+#define BIN_XA() , op, alpha, beta
+#define BIN_ELEM(TA, TB, TO, a, b, op, alpha, beta)                                            \
+    BICL_SV_##TO(bicl_op_binary(op, BICL_LD_##TA(a), BICL_LD_##TB(b), alpha, beta))
+
+#define BIN_B(TA, TB)                                                                          \
+    BICL_ALL_2_1(binary_##TA##_##TB##_f32, TA, TB, f32, BIN_ELEM, BIN_XP, BIN_XA)              \
+    BICL_ALL_2_1(binary_##TA##_##TB##_f16, TA, TB, f16, BIN_ELEM, BIN_XP, BIN_XA)              \
+    BICL_ALL_2_1(binary_##TA##_##TB##_bf16, TA, TB, bf16, BIN_ELEM, BIN_XP, BIN_XA)
+BICL_FOR_DTYPE_PAIRS(BIN_B)
+
+#define SCALE_XP() , float s
+#define SCALE_XA() , s
+#define SCALE_ELEM(TI, TO, x, s) BICL_SV_##TO(bicl_op_scale(BICL_LD_##TI(x), s))
+#define SCALE_PAIR(TI, TO)                                                                     \
+    BICL_ALL_1_1(scale_##TI##_##TO, TI, TO, SCALE_ELEM, SCALE_XP, SCALE_XA)
+BICL_FOR_DTYPE_PAIRS(SCALE_PAIR)
+
+/* r = residual + x, one rounding; residual_out = r, y = r in y's dtype. */
+#define RESIDUAL_ELEM(TA, TB, TO, TP, res, x, ro, y)                                           \
+    do {                                                                                       \
+        float r_ = bicl_op_binary(BICL_BIN_ADD, BICL_LD_##TA(res), BICL_LD_##TB(x), 0.0f, 0.0f); \
+        (ro) = BICL_SV_##TO(r_);                                                               \
+        (y) = BICL_SV_##TP(r_);                                                                \
+    } while (0)
+#define RESIDUAL_PAIR(TX, TY)                                                                  \
+    BICL_ALL_2_2(residual_##TX##_##TY, f32, TX, f32, TY, RESIDUAL_ELEM, BICL_NONE, BICL_NONE)
+BICL_FOR_DTYPE_PAIRS(RESIDUAL_PAIR)

@@ -1,0 +1,175 @@
+/* bicl/pointwise.h - activations, gated units, binary ops, scales, bias, masks. Included
+ * by bicl/bicl.h; do not include on its own.
+ *
+ * Every op: storage f32, f16 or bf16 for each operand independently, compute in f32,
+ * one documented rounding order (docs/numerics.md), NaN rule: a NaN result takes the
+ * first NaN operand in the op's argument order, quieted (sign and payload kept); a NaN
+ * made from non-NaN operands (inf - inf, 0 * inf) is 0x7fc00000. Shapes must be equal
+ * unless an op says an operand broadcasts (numpy rules: dims of size 1, or missing
+ * leading dims, repeat). Outputs may be the same view as an input of the same dtype
+ * (in place); any other overlap is BICL_ERR_ALIASING. */
+#ifndef BICL_POINTWISE_H
+#define BICL_POINTWISE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bicl_unary_op {
+    BICL_UNARY_IDENTITY = 0, /* y = x (a cast when dtypes differ) */
+    BICL_UNARY_RELU = 1,     /* x > 0 ? x : +0 */
+    BICL_UNARY_RELU2 = 2,    /* relu(x)^2 */
+    BICL_UNARY_SILU = 3,     /* x * sigmoid(x) */
+    BICL_UNARY_SIGMOID = 4,  /* 1 / (1 + e^-x) */
+    BICL_UNARY_TANH = 5,
+    BICL_UNARY_GELU = 6,       /* x * Phi(x), erf form */
+    BICL_UNARY_GELU_TANH = 7,  /* 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))) */
+    BICL_UNARY_GELU_QUICK = 8, /* x * sigmoid(1.702 x) */
+    BICL_UNARY_SOFTCAP = 9,    /* cap * tanh(x / cap) */
+    BICL_UNARY_COUNT_ = 10
+} bicl_unary_op;
+
+typedef struct bicl_unary_params {
+    float softcap; /* SOFTCAP: finite and > 0 */
+} bicl_unary_params;
+
+/* y = op(x), each element rounded once to f32 (within the ulp bound of docs/accuracy.md)
+ * and then to y's dtype. Shapes equal; x may broadcast. params may be NULL except for
+ * SOFTCAP. */
+BICL_API bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op op,
+                                const bicl_unary_params *params, const bicl_tensor *x,
+                                const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
+                                cl_event *done);
+
+typedef enum bicl_glu_act {
+    BICL_GLU_SWIGLU = 0,     /* silu(gate) * up */
+    BICL_GLU_GEGLU = 1,      /* gelu(gate) * up (erf form) */
+    BICL_GLU_GEGLU_TANH = 2, /* gelu_tanh(gate) * up */
+    BICL_GLU_REGLU = 3,      /* relu(gate) * up */
+    BICL_GLU_SWIGLU_OAI = 4, /* gpt-oss: (clamp(up, -limit, limit) + 1) * g * sigmoid(alpha g),
+                                g = min(gate, limit) */
+    BICL_GLU_COUNT_ = 5
+} bicl_glu_act;
+
+typedef struct bicl_glu_params {
+    float alpha; /* SWIGLU_OAI: finite (gpt-oss: 1.702) */
+    float limit; /* SWIGLU_OAI: finite, > 0 (gpt-oss: 7.0) */
+    /* 1: round act(gate) to gate's storage dtype before the multiply, as HF eager and
+     * vLLM do in bf16/f16 (not used by SWIGLU_OAI, which is one formula). 0: keep the
+     * f32 activation (one rounding fewer). */
+    int round_act_to_storage;
+} bicl_glu_params;
+
+/* y = act(gate) * up: act rounded to f32 (and to gate's dtype if asked), the product
+ * rounded to f32, then to y's dtype. gate and up have the same dtype and shape as y. */
+BICL_API bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
+                              const bicl_glu_params *params, const bicl_tensor *gate,
+                              const bicl_tensor *up, const bicl_tensor *y, cl_uint n_wait,
+                              const cl_event *wait, cl_event *done);
+
+/* How gate and up sit inside one tensor x of last dim 2F. */
+typedef enum bicl_glu_layout {
+    BICL_GLU_HALVES = 0,     /* [gate (F) | up (F)] */
+    BICL_GLU_INTERLEAVED = 1 /* g0 u0 g1 u1 ... (gpt-oss) */
+} bicl_glu_layout;
+
+/* bicl_glu on gate and up taken from one tensor x [..., 2F]; y is [..., F]. */
+BICL_API bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
+                                    const bicl_glu_params *params, bicl_glu_layout layout,
+                                    const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
+                                    const cl_event *wait, cl_event *done);
+
+typedef enum bicl_binary_op {
+    BICL_BINARY_ADD = 0, /* a + b */
+    BICL_BINARY_SUB = 1, /* a - b */
+    BICL_BINARY_MUL = 2, /* a * b */
+    BICL_BINARY_COUNT_ = 3
+} bicl_binary_op;
+
+/* y = a op b, rounded once to f32, then to y's dtype. a and b broadcast to y's shape. */
+BICL_API bicl_status bicl_binary(bicl_context *ctx, cl_command_queue queue, bicl_binary_op op,
+                                 const bicl_tensor *a, const bicl_tensor *b, const bicl_tensor *y,
+                                 cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+/* y = alpha * a + beta * b, evaluated as round(round(alpha * a) + round(beta * b)) in f32
+ * (no fma), then rounded to y's dtype. alpha and beta finite. a and b broadcast. */
+BICL_API bicl_status bicl_axpby(bicl_context *ctx, cl_command_queue queue, float alpha,
+                                const bicl_tensor *a, float beta, const bicl_tensor *b,
+                                const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
+                                cl_event *done);
+
+/* Residual add with two outputs: r = residual + x in f32 (one rounding); residual_out
+ * (f32) gets r exactly, y gets r rounded to y's dtype (e.g. bf16 for the next layer).
+ * residual and residual_out are f32 (they may be the same view); x any float dtype. */
+BICL_API bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
+                                       const bicl_tensor *residual, const bicl_tensor *x,
+                                       const bicl_tensor *residual_out, const bicl_tensor *y,
+                                       cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+/* y = x * scale (scale finite), one rounding to f32, then to y's dtype. */
+BICL_API bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale,
+                                const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
+                                const cl_event *wait, cl_event *done);
+
+/* y = x * s[c], s a vector of x's last-dim length C (rank 1), any float dtype. */
+BICL_API bicl_status bicl_scale_channels(bicl_context *ctx, cl_command_queue queue,
+                                         const bicl_tensor *x, const bicl_tensor *s,
+                                         const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
+                                         cl_event *done);
+
+/* y = x + bias[c], bias a vector of x's last-dim length C (rank 1), any float dtype. */
+BICL_API bicl_status bicl_bias_add(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                                   const bicl_tensor *bias, const bicl_tensor *y, cl_uint n_wait,
+                                   const cl_event *wait, cl_event *done);
+
+/* Mask fills. Unfilled elements are x converted as bicl_cast does (bits copied for the
+ * same dtype, NaN included); filled ones are `fill` rounded to y's dtype, whatever x
+ * holds (NaN included). */
+
+/* y = mask != 0 ? fill : x. mask: u8 or i32, broadcast to x's shape. */
+BICL_API bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                                    const bicl_tensor *mask, float fill, const bicl_tensor *y,
+                                    cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+/* Padding: y[..., c] = c >= lengths[...] ? fill : x[..., c]. lengths: i32, broadcast to
+ * x's shape without its last dim (e.g. [B] for scores [B, H, Sq, Sk] as [B, 1, 1]). */
+BICL_API bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue,
+                                            const bicl_tensor *x, const bicl_tensor *lengths,
+                                            float fill, const bicl_tensor *y, cl_uint n_wait,
+                                            const cl_event *wait, cl_event *done);
+
+/* Causal: x [..., R, C] (rank >= 2): y[..., r, c] = c > r + offset ? fill : x[..., r, c]. */
+BICL_API bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue,
+                                           const bicl_tensor *x, long offset, float fill,
+                                           const bicl_tensor *y, cl_uint n_wait,
+                                           const cl_event *wait, cl_event *done);
+
+/* ------------------------------------------------------------ host reference */
+/* Contiguous host arrays of n elements (b of the binary ops: n elements too, already
+ * broadcast by the caller). Same math source as the kernels. */
+BICL_API bicl_status bicl_ref_unary(bicl_unary_op op, const bicl_unary_params *params,
+                                    bicl_dtype x_dtype, const void *x, bicl_dtype y_dtype, void *y,
+                                    size_t n);
+BICL_API bicl_status bicl_ref_glu(bicl_glu_act act, const bicl_glu_params *params,
+                                  bicl_dtype in_dtype, const void *gate, const void *up,
+                                  bicl_dtype y_dtype, void *y, size_t n);
+BICL_API bicl_status bicl_ref_binary(bicl_binary_op op, bicl_dtype a_dtype, const void *a,
+                                     bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y,
+                                     size_t n);
+BICL_API bicl_status bicl_ref_axpby(float alpha, bicl_dtype a_dtype, const void *a, float beta,
+                                    bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y,
+                                    size_t n);
+BICL_API bicl_status bicl_ref_residual_add(const float *residual, bicl_dtype x_dtype, const void *x,
+                                           float *residual_out, bicl_dtype y_dtype, void *y,
+                                           size_t n);
+BICL_API bicl_status bicl_ref_scale(float scale, bicl_dtype x_dtype, const void *x,
+                                    bicl_dtype y_dtype, void *y, size_t n);
+/* y = select ? fill : x, select given per element (the caller evaluates the mask). */
+BICL_API bicl_status bicl_ref_mask_fill(bicl_dtype x_dtype, const void *x, const uint8_t *select,
+                                        float fill, bicl_dtype y_dtype, void *y, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BICL_POINTWISE_H */

@@ -1,0 +1,486 @@
+/* pointwise.c - the pointwise ops: validation (design rule 5) and dispatch to the
+ * elementwise launcher. Each op checks everything before anything is enqueued. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Common start of every op: context, queue and wait list. */
+static bicl_status begin(bicl_context *ctx, cl_command_queue q, cl_uint n_wait,
+                         const cl_event *wait, const char *op)
+{
+    bicl_clear_error();
+    if (!ctx)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "%s: ctx is NULL", op);
+    return bicl_queue_check(ctx, q, n_wait, wait);
+}
+
+/* An input view: float dtype (or the given mask), checked, broadcast to the output. */
+static bicl_status check_input(const bicl_context *ctx, const bicl_tensor *t, const char *name,
+                               unsigned dtypes, const bicl_tensor *y, bicl_tensor *view)
+{
+    bicl_status st = bicl_dtype_check(t, name, dtypes);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, t, name, false, true);
+    if (st == BICL_SUCCESS)
+        st = bicl_broadcast_view(t, name, y, view);
+    return st;
+}
+
+static bicl_status check_output(const bicl_context *ctx, const bicl_tensor *y, const char *name)
+{
+    bicl_status st = bicl_dtype_check(y, name, BICL_FLOAT_DTYPES);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, y, name, true, false);
+    return st;
+}
+
+static bool finite(float v)
+{
+    return isfinite(v);
+}
+
+static const char *const unary_names[BICL_UNARY_COUNT_] = {
+    "identity", "relu", "relu2",     "silu",       "sigmoid",
+    "tanh_op",  "gelu", "gelu_tanh", "gelu_quick", "softcap"};
+
+bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op op,
+                       const bicl_unary_params *params, const bicl_tensor *x, const bicl_tensor *y,
+                       cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_unary");
+    if (st != BICL_SUCCESS)
+        return st;
+    if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_unary: unknown op %d", (int)op);
+    float cap = 0.0f;
+    if (op == BICL_UNARY_SOFTCAP) {
+        if (!params)
+            return bicl_fail(BICL_ERR_NULL_POINTER, "softcap needs params");
+        cap = params->softcap;
+        if (!finite(cap) || !(cap > 0.0f))
+            return bicl_fail(BICL_ERR_INVALID_PARAMETER, "softcap %g: must be finite and > 0",
+                             (double)cap);
+    }
+    bicl_tensor xv;
+    st = check_output(ctx, y, "y");
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+    if (st != BICL_SUCCESS)
+        return st;
+    const bicl_tensor *ops[2] = {&xv, y};
+    char base[48];
+    if (op == BICL_UNARY_IDENTITY) { /* the cast kernels copy bits for equal dtypes */
+        snprintf(base, sizeof base, "cast_%s_%s", bicl_dtype_tag(x->dtype),
+                 bicl_dtype_tag(y->dtype));
+        return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, base, ops, 2, NULL, 0, n_wait,
+                                       wait, done);
+    }
+    snprintf(base, sizeof base, "unary_%s_%s_%s", unary_names[op], bicl_dtype_tag(x->dtype),
+             bicl_dtype_tag(y->dtype));
+    bicl_kernel_arg extra[1] = {{sizeof cap, &cap}};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, base, ops, 2, extra, 1, n_wait,
+                                   wait, done);
+}
+
+/* ------------------------------------------------------------------ glu */
+
+static const char *const glu_names[BICL_GLU_COUNT_] = {"swiglu", "geglu", "geglu_tanh", "reglu",
+                                                       "swiglu_oai"};
+
+bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
+                     const bicl_glu_params *params, const bicl_tensor *gate, const bicl_tensor *up,
+                     const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu");
+    if (st != BICL_SUCCESS)
+        return st;
+    if ((int)act < 0 || act >= BICL_GLU_COUNT_)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_glu: unknown activation %d", (int)act);
+    bicl_glu_params p = {0.0f, 0.0f, 0};
+    if (params)
+        p = *params;
+    if (act == BICL_GLU_SWIGLU_OAI) {
+        if (!params)
+            return bicl_fail(BICL_ERR_NULL_POINTER, "swiglu_oai needs params (alpha, limit)");
+        if (!finite(p.alpha) || !finite(p.limit) || !(p.limit > 0.0f))
+            return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                             "swiglu_oai: alpha %g and limit %g must be finite, limit > 0",
+                             (double)p.alpha, (double)p.limit);
+    }
+    if (p.round_act_to_storage != 0 && p.round_act_to_storage != 1)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "round_act_to_storage must be 0 or 1");
+    bicl_tensor gv, uv;
+    st = check_output(ctx, y, "y");
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, gate, "gate", BICL_FLOAT_DTYPES, y, &gv);
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, up, "up", BICL_FLOAT_DTYPES, y, &uv);
+    if (st == BICL_SUCCESS && gate->dtype != up->dtype)
+        st = bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "gate (%s) and up (%s) must share a dtype",
+                       bicl_dtype_name(gate->dtype), bicl_dtype_name(up->dtype));
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", gate, "gate", gate->dtype == y->dtype);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", up, "up", up->dtype == y->dtype);
+    if (st != BICL_SUCCESS)
+        return st;
+    char base[48];
+    snprintf(base, sizeof base, "glu_%s_%s_%s", glu_names[act], bicl_dtype_tag(gate->dtype),
+             bicl_dtype_tag(y->dtype));
+    cl_int round_dt = p.round_act_to_storage ? (cl_int)gate->dtype : (cl_int)BICL_F32;
+    const bicl_tensor *ops[3] = {&gv, &uv, y};
+    bicl_kernel_arg extra[3] = {
+        {sizeof p.alpha, &p.alpha}, {sizeof p.limit, &p.limit}, {sizeof round_dt, &round_dt}};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, base, ops, 3, extra, 3, n_wait,
+                                   wait, done);
+}
+
+bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
+                           const bicl_glu_params *params, bicl_glu_layout layout,
+                           const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
+                           const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu_fused");
+    if (st != BICL_SUCCESS)
+        return st;
+    if (layout != BICL_GLU_HALVES && layout != BICL_GLU_INTERLEAVED)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown glu layout %d", (int)layout);
+    st = bicl_dtype_check(x, "x", BICL_FLOAT_DTYPES);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, x, "x", false, false);
+    if (st == BICL_SUCCESS && !y)
+        st = bicl_fail(BICL_ERR_NULL_POINTER, "y: tensor pointer is NULL");
+    if (st != BICL_SUCCESS)
+        return st;
+    int last = x->rank - 1;
+    if (y->rank != x->rank || x->shape[last] % 2 != 0 || y->shape[last] * 2 != x->shape[last])
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH,
+                         "x's last dim (%zu) must be even and twice y's, with equal ranks",
+                         x->shape[last]);
+    bicl_tensor gate = *x, up = *x;
+    size_t f = x->shape[last] / 2;
+    gate.shape[last] = up.shape[last] = f;
+    if (layout == BICL_GLU_HALVES) {
+        up.offset += f * (size_t)x->stride[last];
+    } else {
+        gate.stride[last] = up.stride[last] = 2 * x->stride[last];
+        up.offset += (size_t)x->stride[last];
+    }
+    return bicl_glu(ctx, queue, act, params, &gate, &up, y, n_wait, wait, done);
+}
+
+/* --------------------------------------------------------------- binary */
+
+static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int op, float alpha,
+                                 float beta, const bicl_tensor *a, const bicl_tensor *b,
+                                 const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
+                                 cl_event *done)
+{
+    bicl_tensor av, bv;
+    bicl_status st = check_output(ctx, y, "y");
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, a, "a", BICL_FLOAT_DTYPES, y, &av);
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, b, "b", BICL_FLOAT_DTYPES, y, &bv);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", a, "a", a->dtype == y->dtype);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", b, "b", b->dtype == y->dtype);
+    if (st != BICL_SUCCESS)
+        return st;
+    char base[48];
+    snprintf(base, sizeof base, "binary_%s_%s_%s", bicl_dtype_tag(a->dtype),
+             bicl_dtype_tag(b->dtype), bicl_dtype_tag(y->dtype));
+    cl_int code = op;
+    const bicl_tensor *ops[3] = {&av, &bv, y};
+    bicl_kernel_arg extra[3] = {{sizeof code, &code}, {sizeof alpha, &alpha}, {sizeof beta, &beta}};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, base, ops, 3, extra, 3, n_wait,
+                                   wait, done);
+}
+
+/* Op codes of bicl_pointwise_ops.h. */
+enum { BIN_ADD = 0, BIN_SUB = 1, BIN_MUL = 2, BIN_AXPBY = 3 };
+
+bicl_status bicl_binary(bicl_context *ctx, cl_command_queue queue, bicl_binary_op op,
+                        const bicl_tensor *a, const bicl_tensor *b, const bicl_tensor *y,
+                        cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_binary");
+    if (st != BICL_SUCCESS)
+        return st;
+    if ((int)op < 0 || op >= BICL_BINARY_COUNT_)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_binary: unknown op %d", (int)op);
+    return binary_launch(ctx, queue, (int)op, 0.0f, 0.0f, a, b, y, n_wait, wait, done);
+}
+
+bicl_status bicl_axpby(bicl_context *ctx, cl_command_queue queue, float alpha, const bicl_tensor *a,
+                       float beta, const bicl_tensor *b, const bicl_tensor *y, cl_uint n_wait,
+                       const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_axpby");
+    if (st != BICL_SUCCESS)
+        return st;
+    if (!finite(alpha) || !finite(beta))
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "axpby: alpha %g and beta %g must be finite",
+                         (double)alpha, (double)beta);
+    return binary_launch(ctx, queue, BIN_AXPBY, alpha, beta, a, b, y, n_wait, wait, done);
+}
+
+/* A per-channel vector must be rank 1 with x's last extent. */
+static bicl_status check_channel_vector(const bicl_tensor *v, const char *name,
+                                        const bicl_tensor *x)
+{
+    if (!v || !x)
+        return BICL_SUCCESS; /* reported by the full checks */
+    if (v->rank != 1)
+        return bicl_fail(BICL_ERR_INVALID_RANK, "%s must be a vector (rank 1), not rank %d", name,
+                         v->rank);
+    if (x->rank >= 1 && x->rank <= BICL_MAX_RANK && v->shape[0] != x->shape[x->rank - 1])
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s has %zu elements, x's last dim is %zu", name,
+                         v->shape[0], x->shape[x->rank - 1]);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_scale_channels(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                                const bicl_tensor *s, const bicl_tensor *y, cl_uint n_wait,
+                                const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_scale_channels");
+    if (st == BICL_SUCCESS)
+        st = check_channel_vector(s, "s", x);
+    if (st != BICL_SUCCESS)
+        return st;
+    return binary_launch(ctx, queue, BIN_MUL, 0.0f, 0.0f, x, s, y, n_wait, wait, done);
+}
+
+bicl_status bicl_bias_add(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                          const bicl_tensor *bias, const bicl_tensor *y, cl_uint n_wait,
+                          const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_bias_add");
+    if (st == BICL_SUCCESS)
+        st = check_channel_vector(bias, "bias", x);
+    if (st != BICL_SUCCESS)
+        return st;
+    return binary_launch(ctx, queue, BIN_ADD, 0.0f, 0.0f, x, bias, y, n_wait, wait, done);
+}
+
+bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, const bicl_tensor *x,
+                       const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_scale");
+    if (st != BICL_SUCCESS)
+        return st;
+    if (!finite(scale))
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "scale %g must be finite", (double)scale);
+    bicl_tensor xv;
+    st = check_output(ctx, y, "y");
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+    if (st != BICL_SUCCESS)
+        return st;
+    char base[48];
+    snprintf(base, sizeof base, "scale_%s_%s", bicl_dtype_tag(x->dtype), bicl_dtype_tag(y->dtype));
+    const bicl_tensor *ops[2] = {&xv, y};
+    bicl_kernel_arg extra[1] = {{sizeof scale, &scale}};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, base, ops, 2, extra, 1, n_wait,
+                                   wait, done);
+}
+
+bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
+                              const bicl_tensor *residual, const bicl_tensor *x,
+                              const bicl_tensor *residual_out, const bicl_tensor *y, cl_uint n_wait,
+                              const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_residual_add");
+    if (st != BICL_SUCCESS)
+        return st;
+    const unsigned f32 = 1u << BICL_F32;
+    bicl_tensor rv, xv;
+    st = bicl_dtype_check(residual_out, "residual_out", f32);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, residual_out, "residual_out", true, false);
+    if (st == BICL_SUCCESS)
+        st = check_output(ctx, y, "y");
+    if (st == BICL_SUCCESS)
+        st = bicl_shapes_equal(residual_out, "residual_out", y, "y");
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, residual, "residual", f32, y, &rv);
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(residual_out, "residual_out", residual, "residual", true);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(residual_out, "residual_out", x, "x", false);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", residual, "residual", false);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", residual_out, "residual_out", false);
+    if (st != BICL_SUCCESS)
+        return st;
+    char base[48];
+    snprintf(base, sizeof base, "residual_%s_%s", bicl_dtype_tag(x->dtype),
+             bicl_dtype_tag(y->dtype));
+    const bicl_tensor *ops[4] = {&rv, &xv, residual_out, y};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, base, ops, 4, NULL, 0, n_wait,
+                                   wait, done);
+}
+
+/* ---------------------------------------------------------------- masks */
+
+static bicl_status check_fill_pair(const bicl_context *ctx, const bicl_tensor *x,
+                                   const bicl_tensor *y)
+{
+    bicl_tensor xv;
+    bicl_status st = check_output(ctx, y, "y");
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+    if (st == BICL_SUCCESS)
+        st = bicl_shapes_equal(x, "x", y, "y");
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+    return st;
+}
+
+bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                           const bicl_tensor *mask, float fill, const bicl_tensor *y,
+                           cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill");
+    bicl_tensor mv;
+    if (st == BICL_SUCCESS)
+        st = check_fill_pair(ctx, x, y);
+    if (st == BICL_SUCCESS)
+        st = check_input(ctx, mask, "mask", (1u << BICL_U8) | (1u << BICL_I32), y, &mv);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", mask, "mask", false);
+    if (st != BICL_SUCCESS)
+        return st;
+    char base[48];
+    snprintf(base, sizeof base, "mask_%s_%s_%s", bicl_dtype_tag(mask->dtype),
+             bicl_dtype_tag(x->dtype), bicl_dtype_tag(y->dtype));
+    const bicl_tensor *ops[3] = {x, &mv, y};
+    bicl_kernel_arg extra[1] = {{sizeof fill, &fill}};
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_MASK, base, ops, 3, extra, 1, n_wait,
+                                   wait, done);
+}
+
+/* 4-d right-aligned strides of a view (leading dims of extent 1, stride 0). */
+static cl_ulong4 strides4(const bicl_tensor *t)
+{
+    cl_ulong4 s = {{0, 0, 0, 0}};
+    for (int d = 0; d < t->rank; ++d)
+        s.s[4 - t->rank + d] = (cl_ulong)t->stride[d];
+    return s;
+}
+
+static cl_ulong4 shape4(const bicl_tensor *t)
+{
+    cl_ulong4 s = {{1, 1, 1, 1}};
+    for (int d = 0; d < t->rank; ++d)
+        s.s[4 - t->rank + d] = t->shape[d];
+    return s;
+}
+
+/* The coordinate-aware mask kernels: x, y, [lengths], shape, n, ipt, then extras. */
+static bicl_status positional_launch(bicl_context *ctx, cl_command_queue queue, const char *name,
+                                     const bicl_tensor *x, const bicl_tensor *y,
+                                     const bicl_tensor *lengths, const bicl_kernel_arg *extra,
+                                     int n_extra, cl_uint n_wait, const cl_event *wait,
+                                     cl_event *done)
+{
+    cl_kernel k = NULL;
+    bicl_status st = bicl_kernel_acquire(ctx, BICL_FAMILY_MASK, name, &k);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_variant var = bicl_context_variant_snapshot(ctx);
+    bicl_args a = {k, 0, CL_SUCCESS};
+    const bicl_tensor *views[3] = {x, y, lengths};
+    for (int i = 0; i < 3 && views[i]; ++i) {
+        cl_ulong4 s = strides4(views[i]);
+        bicl_arg_view(&a, views[i]);
+        bicl_arg(&a, sizeof s, &s);
+    }
+    cl_ulong4 shape = shape4(y);
+    cl_ulong n = bicl_tensor_numel(y);
+    cl_uint ipt = var.items_per_thread;
+    bicl_arg(&a, sizeof shape, &shape);
+    bicl_arg(&a, sizeof n, &n);
+    bicl_arg(&a, sizeof ipt, &ipt);
+    for (int e = 0; e < n_extra; ++e)
+        bicl_arg(&a, extra[e].size, extra[e].value);
+    if (a.err == CL_SUCCESS)
+        st = bicl_enqueue(ctx, queue, k, ((size_t)n + ipt - 1) / ipt, var.work_group_size, n_wait,
+                          wait, done);
+    else
+        st = bicl_fail_cl(a.err, "clSetKernelArg (mask)");
+    bicl_kernel_release(ctx, name, k);
+    return st;
+}
+
+bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                                   const bicl_tensor *lengths, float fill, const bicl_tensor *y,
+                                   cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill_lengths");
+    if (st == BICL_SUCCESS)
+        st = check_fill_pair(ctx, x, y);
+    if (st == BICL_SUCCESS)
+        st = bicl_dtype_check(lengths, "lengths", 1u << BICL_I32);
+    if (st == BICL_SUCCESS)
+        st = bicl_tensor_check(ctx, lengths, "lengths", false, true);
+    if (st != BICL_SUCCESS)
+        return st;
+    /* lengths broadcast to y's shape without its last dim, then a column dim of stride 0 */
+    bicl_tensor rows = *y, lv;
+    rows.rank = y->rank - 1;
+    if (rows.rank == 0) {
+        rows.rank = 1;
+        rows.shape[0] = 1;
+    }
+    st = bicl_broadcast_view(lengths, "lengths", &rows, &lv);
+    if (st == BICL_SUCCESS)
+        st = bicl_alias_check(y, "y", lengths, "lengths", false);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (y->rank == 1) {
+        lv.shape[0] = y->shape[0];
+        lv.stride[0] = 0;
+    } else {
+        lv.rank = y->rank;
+        lv.shape[y->rank - 1] = y->shape[y->rank - 1];
+        lv.stride[y->rank - 1] = 0;
+    }
+    char name[48];
+    snprintf(name, sizeof name, "mask_lengths_%s_%s", bicl_dtype_tag(x->dtype),
+             bicl_dtype_tag(y->dtype));
+    bicl_kernel_arg extra[1] = {{sizeof fill, &fill}};
+    return positional_launch(ctx, queue, name, x, y, &lv, extra, 1, n_wait, wait, done);
+}
+
+bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
+                                  long offset, float fill, const bicl_tensor *y, cl_uint n_wait,
+                                  const cl_event *wait, cl_event *done)
+{
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill_causal");
+    if (st == BICL_SUCCESS)
+        st = check_fill_pair(ctx, x, y);
+    if (st == BICL_SUCCESS && y->rank < 2)
+        st = bicl_fail(BICL_ERR_INVALID_RANK, "causal masks need rank >= 2 ([..., R, C])");
+    if (st != BICL_SUCCESS)
+        return st;
+    char name[48];
+    snprintf(name, sizeof name, "mask_causal_%s_%s", bicl_dtype_tag(x->dtype),
+             bicl_dtype_tag(y->dtype));
+    cl_long off = offset;
+    bicl_kernel_arg extra[2] = {{sizeof off, &off}, {sizeof fill, &fill}};
+    return positional_launch(ctx, queue, name, x, y, NULL, extra, 2, n_wait, wait, done);
+}

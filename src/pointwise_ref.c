@@ -1,0 +1,140 @@
+/* pointwise_ref.c - host reference of the pointwise ops: the formulas of
+ * cl/bicl_pointwise_ops.h compiled as C, over contiguous host arrays. */
+#include "internal.h"
+
+#include "bicl_pointwise_ops.h"
+
+#include <math.h>
+
+static bool is_float(bicl_dtype d)
+{
+    return (int)d >= 0 && d < BICL_DTYPE_COUNT_ && ((1u << d) & BICL_FLOAT_DTYPES);
+}
+
+static bicl_status check_arrays(const void *a, const void *b, const void *y, bicl_dtype da,
+                                bicl_dtype db, bicl_dtype dy, const char *op)
+{
+    if (!a || !b || !y)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "%s: NULL array", op);
+    if (!is_float(da) || !is_float(db) || !is_float(dy))
+        return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "%s: f32, f16 and bf16 only", op);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_unary(bicl_unary_op op, const bicl_unary_params *params, bicl_dtype x_dtype,
+                           const void *x, bicl_dtype y_dtype, void *y, size_t n)
+{
+    bicl_clear_error();
+    bicl_status st = check_arrays(x, x, y, x_dtype, x_dtype, y_dtype, "bicl_ref_unary");
+    if (st != BICL_SUCCESS)
+        return st;
+    if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_unary: op %d", (int)op);
+    float cap = params ? params->softcap : 0.0f;
+    for (size_t i = 0; i < n; ++i) {
+        if (op == BICL_UNARY_IDENTITY)
+            bicl_ref_copy_elem(x_dtype, x, i, y_dtype, y, i);
+        else
+            bicl_ref_store(y_dtype, y, i,
+                           bicl_op_unary((int)op, bicl_ref_load(x_dtype, x, i), cap));
+    }
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_glu(bicl_glu_act act, const bicl_glu_params *params, bicl_dtype in_dtype,
+                         const void *gate, const void *up, bicl_dtype y_dtype, void *y, size_t n)
+{
+    bicl_clear_error();
+    bicl_status st = check_arrays(gate, up, y, in_dtype, in_dtype, y_dtype, "bicl_ref_glu");
+    if (st != BICL_SUCCESS)
+        return st;
+    if ((int)act < 0 || act >= BICL_GLU_COUNT_)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_glu: activation %d", (int)act);
+    bicl_glu_params p = {0.0f, 0.0f, 0};
+    if (params)
+        p = *params;
+    int round_dt = p.round_act_to_storage ? (int)in_dtype : BICL_DT_F32;
+    for (size_t i = 0; i < n; ++i) {
+        float g = bicl_ref_load(in_dtype, gate, i), u = bicl_ref_load(in_dtype, up, i);
+        bicl_ref_store(y_dtype, y, i, bicl_op_glu((int)act, g, u, p.alpha, p.limit, round_dt));
+    }
+    return BICL_SUCCESS;
+}
+
+static bicl_status ref_binary(int op, float alpha, float beta, bicl_dtype a_dtype, const void *a,
+                              bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y,
+                              size_t n)
+{
+    bicl_status st = check_arrays(a, b, y, a_dtype, b_dtype, y_dtype, "bicl_ref_binary");
+    if (st != BICL_SUCCESS)
+        return st;
+    for (size_t i = 0; i < n; ++i) {
+        float r = bicl_op_binary(op, bicl_ref_load(a_dtype, a, i), bicl_ref_load(b_dtype, b, i),
+                                 alpha, beta);
+        bicl_ref_store(y_dtype, y, i, r);
+    }
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_binary(bicl_binary_op op, bicl_dtype a_dtype, const void *a,
+                            bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y,
+                            size_t n)
+{
+    bicl_clear_error();
+    if ((int)op < 0 || op >= BICL_BINARY_COUNT_)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_binary: op %d", (int)op);
+    return ref_binary((int)op, 0.0f, 0.0f, a_dtype, a, b_dtype, b, y_dtype, y, n);
+}
+
+bicl_status bicl_ref_axpby(float alpha, bicl_dtype a_dtype, const void *a, float beta,
+                           bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y, size_t n)
+{
+    bicl_clear_error();
+    return ref_binary(BICL_BIN_AXPBY, alpha, beta, a_dtype, a, b_dtype, b, y_dtype, y, n);
+}
+
+bicl_status bicl_ref_residual_add(const float *residual, bicl_dtype x_dtype, const void *x,
+                                  float *residual_out, bicl_dtype y_dtype, void *y, size_t n)
+{
+    bicl_clear_error();
+    bicl_status st = check_arrays(residual, x, y, BICL_F32, x_dtype, y_dtype, "residual_add");
+    if (st == BICL_SUCCESS && !residual_out)
+        st = bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_residual_add: NULL array");
+    if (st != BICL_SUCCESS)
+        return st;
+    for (size_t i = 0; i < n; ++i) {
+        float r =
+            bicl_op_binary(BICL_BIN_ADD, residual[i], bicl_ref_load(x_dtype, x, i), 0.0f, 0.0f);
+        residual_out[i] = r;
+        bicl_ref_store(y_dtype, y, i, r);
+    }
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_scale(float scale, bicl_dtype x_dtype, const void *x, bicl_dtype y_dtype,
+                           void *y, size_t n)
+{
+    bicl_clear_error();
+    bicl_status st = check_arrays(x, x, y, x_dtype, x_dtype, y_dtype, "bicl_ref_scale");
+    if (st != BICL_SUCCESS)
+        return st;
+    for (size_t i = 0; i < n; ++i)
+        bicl_ref_store(y_dtype, y, i, bicl_op_scale(bicl_ref_load(x_dtype, x, i), scale));
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_mask_fill(bicl_dtype x_dtype, const void *x, const uint8_t *select, float fill,
+                               bicl_dtype y_dtype, void *y, size_t n)
+{
+    bicl_clear_error();
+    bicl_status st = check_arrays(x, select, y, x_dtype, x_dtype, y_dtype, "bicl_ref_mask_fill");
+    if (st != BICL_SUCCESS)
+        return st;
+    for (size_t i = 0; i < n; ++i) {
+        if (select[i])
+            bicl_ref_store(y_dtype, y, i, fill);
+        else
+            bicl_ref_copy_elem(x_dtype, x, i, y_dtype, y, i);
+    }
+    return BICL_SUCCESS;
+}

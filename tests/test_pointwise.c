@@ -1,0 +1,590 @@
+/* test_pointwise.c - every pointwise op: R (device == host reference, memcmp) for every
+ * dtype combination over random inputs and all special classes; I over every variant,
+ * offsets 0..7 and sizes 1..67 plus a large one; broadcasting, the fused GLU layouts,
+ * mask forms, NaN/inf/signed-zero semantics pinned by known answers; bad inputs. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const bicl_dtype fdt[3] = {BICL_F32, BICL_F16, BICL_BF16};
+
+/* One op with fixed dtypes and parameters: up to 2 inputs and 2 outputs of equal shape. */
+typedef struct op_case {
+    char name[96];
+    int n_in, n_out;
+    bicl_dtype in[2], out[2];
+    int kind, code; /* which family and which op in it */
+    float p0, p1;   /* parameters */
+    int flag;
+} op_case;
+
+enum { K_UNARY, K_GLU, K_BINARY, K_AXPBY, K_SCALE, K_RESIDUAL, K_MASK };
+
+static bicl_status run_device(test_env *env, const op_case *c, const bicl_tensor *in,
+                              const bicl_tensor *out)
+{
+    bicl_context *x = env->ctx;
+    cl_command_queue q = env->queue;
+    switch (c->kind) {
+    case K_UNARY: {
+        bicl_unary_params p = {c->p0};
+        return bicl_unary(x, q, (bicl_unary_op)c->code, &p, &in[0], &out[0], 0, NULL, NULL);
+    }
+    case K_GLU: {
+        bicl_glu_params p = {c->p0, c->p1, c->flag};
+        return bicl_glu(x, q, (bicl_glu_act)c->code, &p, &in[0], &in[1], &out[0], 0, NULL, NULL);
+    }
+    case K_BINARY:
+        return bicl_binary(x, q, (bicl_binary_op)c->code, &in[0], &in[1], &out[0], 0, NULL, NULL);
+    case K_AXPBY:
+        return bicl_axpby(x, q, c->p0, &in[0], c->p1, &in[1], &out[0], 0, NULL, NULL);
+    case K_SCALE:
+        return bicl_scale(x, q, c->p0, &in[0], &out[0], 0, NULL, NULL);
+    case K_RESIDUAL:
+        return bicl_residual_add(x, q, &in[0], &in[1], &out[0], &out[1], 0, NULL, NULL);
+    default:
+        return bicl_mask_fill(x, q, &in[0], &in[1], c->p0, &out[0], 0, NULL, NULL);
+    }
+}
+
+static void run_reference(const op_case *c, void *const *in, void **out, size_t n)
+{
+    bicl_status st = BICL_SUCCESS;
+    switch (c->kind) {
+    case K_UNARY: {
+        bicl_unary_params p = {c->p0};
+        st = bicl_ref_unary((bicl_unary_op)c->code, &p, c->in[0], in[0], c->out[0], out[0], n);
+        break;
+    }
+    case K_GLU: {
+        bicl_glu_params p = {c->p0, c->p1, c->flag};
+        st = bicl_ref_glu((bicl_glu_act)c->code, &p, c->in[0], in[0], in[1], c->out[0], out[0], n);
+        break;
+    }
+    case K_BINARY:
+        st = bicl_ref_binary((bicl_binary_op)c->code, c->in[0], in[0], c->in[1], in[1], c->out[0],
+                             out[0], n);
+        break;
+    case K_AXPBY:
+        st = bicl_ref_axpby(c->p0, c->in[0], in[0], c->p1, c->in[1], in[1], c->out[0], out[0], n);
+        break;
+    case K_SCALE:
+        st = bicl_ref_scale(c->p0, c->in[0], in[0], c->out[0], out[0], n);
+        break;
+    case K_RESIDUAL:
+        st = bicl_ref_residual_add(in[0], c->in[1], in[1], out[0], c->out[1], out[1], n);
+        break;
+    default: {
+        uint8_t *sel = malloc(n);
+        assert_non_null(sel);
+        for (size_t i = 0; i < n; ++i) {
+            int32_t m = 0;
+            if (c->in[1] == BICL_U8)
+                m = ((const uint8_t *)in[1])[i];
+            else
+                memcpy(&m, (const char *)in[1] + i * 4, 4);
+            sel[i] = m != 0;
+        }
+        st = bicl_ref_mask_fill(c->in[0], in[0], sel, c->p0, c->out[0], out[0], n);
+        free(sel);
+    }
+    }
+    assert_int_equal(st, BICL_SUCCESS);
+}
+
+/* Every op of every family with every dtype combination. */
+static size_t all_cases(op_case *cs, size_t max)
+{
+    size_t n = 0;
+#define ADD(c_)                                                                                    \
+    do {                                                                                           \
+        assert_true(n < max);                                                                      \
+        cs[n++] = (c_);                                                                            \
+    } while (0)
+    static const char *const un[] = {"identity", "relu", "relu2",     "silu",       "sigmoid",
+                                     "tanh",     "gelu", "gelu_tanh", "gelu_quick", "softcap"};
+    static const char *const gn[] = {"swiglu", "geglu", "geglu_tanh", "reglu", "swiglu_oai"};
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            const char *an = bicl_dtype_name(fdt[a]), *bn = bicl_dtype_name(fdt[b]);
+            for (int op = 0; op < BICL_UNARY_COUNT_; ++op) {
+                op_case c = {"", 1, 1, {fdt[a]}, {fdt[b]}, K_UNARY, op, 30.0f, 0, 0};
+                snprintf(c.name, sizeof c.name, "%s %s->%s", un[op], an, bn);
+                ADD(c);
+            }
+            for (int act = 0; act < BICL_GLU_COUNT_; ++act)
+                for (int r = 0; r < (act == BICL_GLU_SWIGLU_OAI ? 1 : 2); ++r) {
+                    op_case c = {"", 2, 1, {fdt[a], fdt[a]}, {fdt[b]}, K_GLU, act, 1.702f, 7.0f, r};
+                    snprintf(c.name, sizeof c.name, "%s%s %s->%s", gn[act], r ? " round" : "", an,
+                             bn);
+                    ADD(c);
+                }
+            for (int o = 0; o < 3; ++o) {
+                op_case c = {"", 2, 1, {fdt[a], fdt[b]}, {fdt[o]}, K_BINARY, (a + b + o) % 3,
+                             0,  0, 0};
+                snprintf(c.name, sizeof c.name, "binary%d %s,%s->%s", c.code, an, bn,
+                         bicl_dtype_name(fdt[o]));
+                ADD(c);
+                op_case d = {"", 2, 1, {fdt[a], fdt[b]}, {fdt[o]}, K_AXPBY, 0, 0.75f, -3.5f, 0};
+                snprintf(d.name, sizeof d.name, "axpby %s,%s->%s", an, bn, bicl_dtype_name(fdt[o]));
+                ADD(d);
+            }
+            op_case s = {"", 1, 1, {fdt[a]}, {fdt[b]}, K_SCALE, 0, 0.125f, 0, 0};
+            snprintf(s.name, sizeof s.name, "scale %s->%s", an, bn);
+            ADD(s);
+            op_case r = {"", 2, 2, {BICL_F32, fdt[a]}, {BICL_F32, fdt[b]}, K_RESIDUAL, 0, 0, 0, 0};
+            snprintf(r.name, sizeof r.name, "residual_add x %s y %s", an, bn);
+            ADD(r);
+            for (int m = 0; m < 2; ++m) {
+                op_case k = {"",        2, 1, {fdt[a], m ? BICL_I32 : BICL_U8}, {fdt[b]}, K_MASK, 0,
+                             -INFINITY, 0, 0};
+                snprintf(k.name, sizeof k.name, "mask_fill(%s) %s->%s", m ? "i32" : "u8", an, bn);
+                ADD(k);
+            }
+        }
+#undef ADD
+    return n;
+}
+
+static void fill_input(bicl_dtype dt, void *p, size_t n, uint64_t seed)
+{
+    if (dt == BICL_F32) {
+        test_fill_f32_bits(p, n, seed);
+    } else if (dt == BICL_F16 || dt == BICL_BF16) {
+        test_fill_u16_bits(p, n, seed);
+    } else if (dt == BICL_U8) {
+        uint64_t s = seed;
+        for (size_t i = 0; i < n; ++i)
+            ((uint8_t *)p)[i] = (uint8_t)(test_rand(&s) % 3 == 0 ? 0 : test_rand(&s));
+    } else {
+        uint64_t s = seed;
+        for (size_t i = 0; i < n; ++i) {
+            int32_t v = test_rand(&s) % 3 == 0 ? 0 : (int32_t)test_rand(&s);
+            memcpy((char *)p + i * 4, &v, 4);
+        }
+    }
+}
+
+/* Runs case c on n elements at element offset off (every operand), with inputs given,
+ * and compares every output with the reference; canaries and the elements before the
+ * offset stay untouched. */
+static void check_case(test_env *env, const op_case *c, void *const *in, size_t n, size_t off,
+                       const char *ctx_what)
+{
+    test_buf bin[2], bout[2];
+    bicl_tensor tin[2], tout[2];
+    size_t shape[1] = {n};
+    for (int i = 0; i < c->n_in; ++i) {
+        size_t es = bicl_dtype_size(c->in[i]);
+        unsigned char *h = calloc(n + off, es);
+        assert_non_null(h);
+        memcpy(h + off * es, in[i], n * es);
+        bin[i] = test_buf_new(env, es, n + off, h);
+        tin[i] = test_view(&bin[i], c->in[i], off, 1, shape);
+        free(h);
+    }
+    for (int o = 0; o < c->n_out; ++o) {
+        bout[o] = test_buf_new(env, bicl_dtype_size(c->out[o]), n + off, NULL);
+        tout[o] = test_view(&bout[o], c->out[o], off, 1, shape);
+    }
+    bicl_status st = run_device(env, c, tin, tout);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s (%s): %s: %s", c->name, ctx_what, bicl_status_string(st),
+                 bicl_last_error(NULL));
+    void *ref[2] = {NULL, NULL};
+    for (int o = 0; o < c->n_out; ++o) {
+        ref[o] = malloc(n * bicl_dtype_size(c->out[o]));
+        assert_non_null(ref[o]);
+    }
+    run_reference(c, in, ref, n);
+    for (int o = 0; o < c->n_out; ++o) {
+        size_t es = bicl_dtype_size(c->out[o]);
+        unsigned char *got = malloc((n + off) * es);
+        assert_non_null(got);
+        test_buf_read(env, &bout[o], got);
+        for (size_t i = 0; i < off * es; ++i)
+            assert_int_equal(got[i], CANARY_BYTE);
+        char what[256];
+        snprintf(what, sizeof what, "%.96s (%.64s, n %zu, offset %zu, output %d)", c->name,
+                 ctx_what, n, off, o);
+        test_assert_bits_equal(got + off * es, ref[o], n, es, what);
+        test_buf_assert_canaries(env, &bout[o]);
+        free(got);
+        free(ref[o]);
+        test_buf_free(&bout[o]);
+    }
+    for (int i = 0; i < c->n_in; ++i)
+        test_buf_free(&bin[i]);
+}
+
+static void make_inputs(const op_case *c, void **in, size_t n, uint64_t seed)
+{
+    for (int i = 0; i < c->n_in; ++i) {
+        in[i] = malloc(n * bicl_dtype_size(c->in[i]));
+        assert_non_null(in[i]);
+        fill_input(c->in[i], in[i], n, seed + (uint64_t)i * 7919u);
+    }
+}
+
+static void free_inputs(const op_case *c, void **in)
+{
+    for (int i = 0; i < c->n_in; ++i)
+        free(in[i]);
+}
+
+/* R: every op and dtype combination, 70001 elements (all 65536 16-bit patterns of a
+ * 16-bit input, every f32 special class) on the profile's default variant. */
+static void every_op_matches_reference(void **state)
+{
+    test_env *env = *state;
+    static op_case cs[600];
+    size_t nc = all_cases(cs, 600);
+    for (size_t i = 0; i < nc; ++i) {
+        void *in[2];
+        make_inputs(&cs[i], in, 70001, 1000 + i);
+        check_case(env, &cs[i], in, 70001, 0, "random and special values");
+        free_inputs(&cs[i], in);
+    }
+}
+
+/* I: every variant, offsets 0..7 and sizes 1..67 and 4099, for every op, on two dtype
+ * combinations (f32 -> f32 and bf16 -> bf16 style); the same bits as the reference. */
+static void every_variant_gives_the_same_bits(void **state)
+{
+    test_env *env = *state;
+    static op_case cs[600];
+    size_t nc = all_cases(cs, 600);
+    static const unsigned vws[] = {1, 4, 8};
+    static const unsigned ipts[] = {1, 3};
+    static const size_t wgs[] = {0, 64};
+    for (size_t i = 0; i < nc; ++i) {
+        const op_case *c = &cs[i];
+        bool f32_all = c->in[0] == BICL_F32 && c->out[0] == BICL_F32 &&
+                       (c->n_in == 1 || c->in[1] == BICL_F32 || c->kind == K_MASK);
+        bool bf16_all = c->in[c->n_in - 1] == BICL_BF16 && c->out[c->n_out - 1] == BICL_BF16 &&
+                        (c->in[0] == BICL_BF16 || c->kind == K_RESIDUAL);
+        if (!f32_all && !bf16_all)
+            continue;
+        if (c->kind == K_MASK && c->in[1] != BICL_U8)
+            continue;
+        void *in[2];
+        make_inputs(c, in, 4099, 77 + i);
+        size_t k = 0;
+        for (int v = 0; v < 3; ++v)
+            for (int p = 0; p < 2; ++p)
+                for (int g = 0; g < 2; ++g, ++k) {
+                    bicl_variant var = {vws[v], ipts[p], wgs[g]};
+                    assert_int_equal(bicl_context_set_variant(env->ctx, &var), BICL_SUCCESS);
+                    char what[64];
+                    snprintf(what, sizeof what, "variant %u/%u/%zu", vws[v], ipts[p], wgs[g]);
+                    check_case(env, c, in, 4099, k % 8, what);
+                    check_case(env, c, in, 61 + k % 7, (k * 3) % 8, what);
+                }
+        assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
+        for (size_t n = 1; n <= 67; n += (c->kind == K_UNARY ? 1 : 11))
+            check_case(env, c, in, n, n % 8, "sizes");
+        free_inputs(c, in);
+    }
+}
+
+/* ----------------------------------------------------- semantics, pinned */
+
+static float f_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint32_t bits_f(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static uint32_t unary_bits(bicl_unary_op op, uint32_t x, float cap)
+{
+    float in = f_bits(x), out;
+    bicl_unary_params p = {cap};
+    assert_int_equal(bicl_ref_unary(op, &p, BICL_F32, &in, BICL_F32, &out, 1), BICL_SUCCESS);
+    return bits_f(out);
+}
+
+/* NaN, infinities and signed zeros, as docs/numerics.md states them. The device
+ * gives the same bits (every_op_matches_reference runs these classes). */
+static void special_value_semantics(void **state)
+{
+    (void)state;
+    const uint32_t pz = 0x00000000u, nz = 0x80000000u, pinf = 0x7f800000u, ninf = 0xff800000u;
+    const uint32_t snan = 0x7f800123u, qnan_neg = 0xffc00042u;
+    assert_int_equal(unary_bits(BICL_UNARY_RELU, nz, 0), pz); /* relu(-0) = +0 */
+    assert_int_equal(unary_bits(BICL_UNARY_RELU, ninf, 0), pz);
+    assert_int_equal(unary_bits(BICL_UNARY_RELU, snan, 0), 0x7fc00123u); /* quieted */
+    assert_int_equal(unary_bits(BICL_UNARY_RELU, qnan_neg, 0), qnan_neg);
+    assert_int_equal(unary_bits(BICL_UNARY_IDENTITY, snan, 0), snan); /* bits copied */
+    assert_int_equal(unary_bits(BICL_UNARY_SILU, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_SILU, ninf, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_SILU, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_SIGMOID, ninf, 0), pz);
+    assert_int_equal(unary_bits(BICL_UNARY_SIGMOID, nz, 0), bits_f(0.5f));
+    assert_int_equal(unary_bits(BICL_UNARY_TANH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_TANH, ninf, 0), bits_f(-1.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_GELU, ninf, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_GELU_TANH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTCAP, pinf, 30.0f), bits_f(30.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTCAP, snan, 30.0f), 0x7fc00123u);
+    /* binary: inf - inf is the canonical NaN, not the x86 default NaN 0xffc00000 */
+    float a = f_bits(pinf), b = f_bits(pinf), y;
+    bicl_ref_binary(BICL_BINARY_SUB, BICL_F32, &a, BICL_F32, &b, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), 0x7fc00000u);
+    /* the first NaN operand wins, quieted */
+    a = f_bits(0x7fa00001u);
+    b = f_bits(qnan_neg);
+    bicl_ref_binary(BICL_BINARY_ADD, BICL_F32, &a, BICL_F32, &b, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), 0x7fe00001u);
+    bicl_ref_binary(BICL_BINARY_MUL, BICL_F32, &b, BICL_F32, &a, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), qnan_neg);
+    /* 0 * inf in a gated unit: canonical NaN */
+    float g = f_bits(pinf), u = 0.0f;
+    bicl_glu_params gp = {0, 0, 0};
+    bicl_ref_glu(BICL_GLU_REGLU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), 0x7fc00000u);
+    /* mask fill over NaN: the fill wins; unmasked NaN bits pass unchanged */
+    float xs[2] = {f_bits(snan), f_bits(snan)}, ys[2];
+    uint8_t sel[2] = {1, 0};
+    bicl_ref_mask_fill(BICL_F32, xs, sel, -INFINITY, BICL_F32, ys, 2);
+    assert_int_equal(bits_f(ys[0]), ninf);
+    assert_int_equal(bits_f(ys[1]), snan);
+    /* axpby order: round(alpha*a) + round(beta*b), no fma */
+    float aa = 1.0f + 0x1p-23f, bb = -1.0f;
+    bicl_ref_axpby(1.0f + 0x1p-23f, BICL_F32, &aa, 1.0f, BICL_F32, &bb, BICL_F32, &y, 1);
+    assert_true(y == 0x1p-22f); /* fma would give 0x1p-22 + 0x1p-46 */
+}
+
+/* Known values: relu2, the GLU rounding option in bf16, residual add's two outputs. */
+static void known_answers(void **state)
+{
+    (void)state;
+    float x = 3.0f, y;
+    bicl_ref_unary(BICL_UNARY_RELU2, NULL, BICL_F32, &x, BICL_F32, &y, 1);
+    assert_true(y == 9.0f);
+    x = 20.0f;
+    bicl_ref_unary(BICL_UNARY_SIGMOID, NULL, BICL_F32, &x, BICL_F32, &y, 1);
+    assert_true(y == 1.0f); /* 1 - 2.06e-9 rounds to 1 */
+    /* round_act_to_storage changes the product in bf16 for some inputs, never in f32 */
+    int differ = 0;
+    for (uint32_t i = 0; i < 4096; ++i) {
+        uint16_t g = (uint16_t)(0x3f00 + i), u = 0x4049; /* gate in [0.5, 2^9), up 3.14 */
+        uint16_t o0, o1;
+        bicl_glu_params p0 = {0, 0, 0}, p1 = {0, 0, 1};
+        bicl_ref_glu(BICL_GLU_SWIGLU, &p0, BICL_BF16, &g, &u, BICL_BF16, &o0, 1);
+        bicl_ref_glu(BICL_GLU_SWIGLU, &p1, BICL_BF16, &g, &u, BICL_BF16, &o1, 1);
+        differ += o0 != o1;
+        float gf = bicl_ref_bf16_to_f32(g), uf = bicl_ref_bf16_to_f32(u), f0, f1;
+        bicl_ref_glu(BICL_GLU_SWIGLU, &p0, BICL_F32, &gf, &uf, BICL_F32, &f0, 1);
+        bicl_ref_glu(BICL_GLU_SWIGLU, &p1, BICL_F32, &gf, &uf, BICL_F32, &f1, 1);
+        assert_int_equal(bits_f(f0), bits_f(f1));
+    }
+    assert_true(differ > 0);
+    float res = 1.0f, r_out;
+    uint16_t xb = 0x3f80 /* 1.0 bf16 */, yb;
+    bicl_ref_residual_add(&res, BICL_BF16, &xb, &r_out, BICL_BF16, &yb, 1);
+    assert_true(r_out == 2.0f);
+    assert_int_equal(yb, 0x4000);
+    /* gpt-oss swiglu clamps: gate above the limit is the limit; up is clamped both ways */
+    float gate = 100.0f, up = -50.0f, out, ref_out;
+    bicl_glu_params oai = {1.702f, 7.0f, 0};
+    bicl_ref_glu(BICL_GLU_SWIGLU_OAI, &oai, BICL_F32, &gate, &up, BICL_F32, &out, 1);
+    gate = 7.0f;
+    up = -7.0f;
+    bicl_ref_glu(BICL_GLU_SWIGLU_OAI, &oai, BICL_F32, &gate, &up, BICL_F32, &ref_out, 1);
+    assert_int_equal(bits_f(out), bits_f(ref_out));
+}
+
+/* ---------------------------------------------------- broadcast and layouts */
+
+static void broadcast_bias_scale_and_fused_glu(void **state)
+{
+    test_env *env = *state;
+    const size_t R = 37, C = 29;
+    uint16_t *x = malloc(R * C * 2 * 2), *y = malloc(R * C * 2), *ref = malloc(R * C * 2);
+    float bias[29], *xf = malloc(R * C * 4);
+    assert_true(x && y && ref && xf);
+    test_fill_u16_bits(x, R * C * 2, 5);
+    for (size_t c = 0; c < C; ++c)
+        bias[c] = (float)c * 0.37f - 3.0f;
+    test_buf bx = test_buf_new(env, 2, R * C * 2, x), bb = test_buf_new(env, 4, C, bias);
+    test_buf by = test_buf_new(env, 2, R * C, NULL);
+    size_t sh[2] = {R, C}, sv[1] = {C}, sh2[2] = {R, 2 * C};
+    bicl_tensor tx = test_view(&bx, BICL_BF16, 0, 2, sh), tb = test_view(&bb, BICL_F32, 0, 1, sv);
+    bicl_tensor ty = test_view(&by, BICL_BF16, 0, 2, sh);
+    /* bias add: y[r][c] = x[r][c] + bias[c] */
+    assert_int_equal(bicl_bias_add(env->ctx, env->queue, &tx, &tb, &ty, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    test_buf_read(env, &by, y);
+    for (size_t r = 0; r < R; ++r)
+        assert_int_equal(bicl_ref_binary(BICL_BINARY_ADD, BICL_BF16, x + r * C, BICL_F32, bias,
+                                         BICL_BF16, ref + r * C, C),
+                         BICL_SUCCESS);
+    test_assert_bits_equal(y, ref, R * C, 2, "bias_add");
+    /* per-channel scale */
+    assert_int_equal(bicl_scale_channels(env->ctx, env->queue, &tx, &tb, &ty, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    test_buf_read(env, &by, y);
+    for (size_t r = 0; r < R; ++r)
+        bicl_ref_binary(BICL_BINARY_MUL, BICL_BF16, x + r * C, BICL_F32, bias, BICL_BF16,
+                        ref + r * C, C);
+    test_assert_bits_equal(y, ref, R * C, 2, "scale_channels");
+    /* fused GLU from one tensor [R][2C], halves and interleaved */
+    bicl_tensor tx2 = test_view(&bx, BICL_BF16, 0, 2, sh2);
+    for (int layout = 0; layout < 2; ++layout) {
+        bicl_glu_params p = {0, 0, 1};
+        assert_int_equal(bicl_glu_fused(env->ctx, env->queue, BICL_GLU_SWIGLU, &p,
+                                        (bicl_glu_layout)layout, &tx2, &ty, 0, NULL, NULL),
+                         BICL_SUCCESS);
+        test_buf_read(env, &by, y);
+        for (size_t r = 0; r < R; ++r)
+            for (size_t c = 0; c < C; ++c) {
+                const uint16_t *row = x + r * 2 * C;
+                uint16_t g = layout ? row[2 * c] : row[c], u = layout ? row[2 * c + 1] : row[C + c];
+                bicl_ref_glu(BICL_GLU_SWIGLU, &p, BICL_BF16, &g, &u, BICL_BF16, &ref[r * C + c], 1);
+            }
+        test_assert_bits_equal(y, ref, R * C, 2, layout ? "glu interleaved" : "glu halves");
+    }
+    /* mask from per-row lengths and causal, on [R][C] */
+    int32_t lens[37];
+    for (size_t r = 0; r < R; ++r)
+        lens[r] = (int32_t)(r % 31) - 2;
+    test_buf bl = test_buf_new(env, 4, R, lens);
+    size_t sr[1] = {R};
+    bicl_tensor tl = test_view(&bl, BICL_I32, 0, 1, sr);
+    assert_int_equal(
+        bicl_mask_fill_lengths(env->ctx, env->queue, &tx, &tl, -INFINITY, &ty, 0, NULL, NULL),
+        BICL_SUCCESS);
+    test_buf_read(env, &by, y);
+    for (size_t r = 0; r < R; ++r)
+        for (size_t c = 0; c < C; ++c)
+            assert_int_equal(y[r * C + c], (long)c >= lens[r] ? 0xff80 : x[r * C + c]);
+    assert_int_equal(bicl_mask_fill_causal(env->ctx, env->queue, &tx, 3, 0.0f, &ty, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    test_buf_read(env, &by, y);
+    for (size_t r = 0; r < R; ++r)
+        for (size_t c = 0; c < C; ++c)
+            assert_int_equal(y[r * C + c], (long)c > (long)r + 3 ? 0x0000 : x[r * C + c]);
+    test_buf_assert_canaries(env, &by);
+    test_buf_free(&bx);
+    test_buf_free(&bb);
+    test_buf_free(&by);
+    test_buf_free(&bl);
+    free(x);
+    free(y);
+    free(ref);
+    free(xf);
+}
+
+/* ------------------------------------------------------------- bad input */
+
+static void bad_inputs_write_nothing(void **state)
+{
+    test_env *env = *state;
+    const size_t R = 4, C = 8;
+    float xs[32];
+    test_fill_f32_bits((uint32_t *)xs, 32, 3);
+    test_buf bx = test_buf_new(env, 4, 32, xs), by = test_buf_new(env, 4, 32, NULL);
+    test_buf bv = test_buf_new(env, 4, 16, NULL), bm = test_buf_new(env, 4, 32, NULL);
+    size_t sh[2] = {R, C}, s5[1] = {5}, s8[1] = {C}, sbad[2] = {3, C};
+    bicl_tensor x = test_view(&bx, BICL_F32, 0, 2, sh), y = test_view(&by, BICL_F32, 0, 2, sh);
+    bicl_tensor v5 = test_view(&bv, BICL_F32, 0, 1, s5), v8 = test_view(&bv, BICL_F32, 0, 1, s8);
+    bicl_tensor mask_f32 = test_view(&bm, BICL_F32, 0, 2, sh);
+    bicl_tensor mask_bad = test_view(&bm, BICL_U8, 0, 2, sbad);
+    bicl_tensor v8_i16 = v8;
+    v8_i16.dtype = BICL_I32;
+    bicl_tensor y_shift = y;
+    y_shift.mem = bx.mem; /* overlaps x, shifted */
+    y_shift.offset = x.offset + 1;
+    bicl_tensor x_wide = test_view(&bx, BICL_F32, 0, 2, sh);
+    x_wide.shape[1] = 7; /* odd last dim for the fused GLU */
+    bicl_tensor y_row = y;
+    y_row.shape[0] = 3;
+    unsigned char before[32 * 4 + 2 * CANARY_BYTES], after[sizeof before];
+    test_buf_read_all(env, &by, before);
+    bicl_context *c = env->ctx;
+    cl_command_queue q = env->queue;
+    bicl_unary_params bad_cap = {0.0f}, nan_cap = {NAN};
+    bicl_glu_params bad_limit = {1.702f, -1.0f, 0}, bad_round = {0, 0, 2};
+    struct {
+        const char *what;
+        bicl_status got, want;
+    } cases[] = {
+        {"bias of wrong length", bicl_bias_add(c, q, &x, &v5, &y, 0, NULL, NULL),
+         BICL_ERR_SHAPE_MISMATCH},
+        {"bias not a vector", bicl_bias_add(c, q, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_RANK},
+        {"scale vector of wrong dtype", bicl_scale_channels(c, q, &x, &v8_i16, &y, 0, NULL, NULL),
+         BICL_ERR_UNSUPPORTED_DTYPE},
+        {"broadcast that does not match",
+         bicl_binary(c, q, BICL_BINARY_ADD, &x, &v5, &y, 0, NULL, NULL), BICL_ERR_SHAPE_MISMATCH},
+        {"mask of wrong dtype", bicl_mask_fill(c, q, &x, &mask_f32, 0.0f, &y, 0, NULL, NULL),
+         BICL_ERR_UNSUPPORTED_DTYPE},
+        {"mask of wrong shape", bicl_mask_fill(c, q, &x, &mask_bad, 0.0f, &y, 0, NULL, NULL),
+         BICL_ERR_SHAPE_MISMATCH},
+        {"aliasing output", bicl_unary(c, q, BICL_UNARY_SILU, NULL, &x, &y_shift, 0, NULL, NULL),
+         BICL_ERR_ALIASING},
+        {"softcap 0", bicl_unary(c, q, BICL_UNARY_SOFTCAP, &bad_cap, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"softcap NaN", bicl_unary(c, q, BICL_UNARY_SOFTCAP, &nan_cap, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"softcap without params",
+         bicl_unary(c, q, BICL_UNARY_SOFTCAP, NULL, &x, &y, 0, NULL, NULL), BICL_ERR_NULL_POINTER},
+        {"unknown unary op", bicl_unary(c, q, (bicl_unary_op)42, NULL, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_ENUM},
+        {"swiglu_oai negative limit",
+         bicl_glu(c, q, BICL_GLU_SWIGLU_OAI, &bad_limit, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"round flag 2", bicl_glu(c, q, BICL_GLU_SWIGLU, &bad_round, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"fused glu odd width",
+         bicl_glu_fused(c, q, BICL_GLU_SWIGLU, NULL, BICL_GLU_HALVES, &x_wide, &y, 0, NULL, NULL),
+         BICL_ERR_SHAPE_MISMATCH},
+        {"axpby inf alpha", bicl_axpby(c, q, INFINITY, &x, 1.0f, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"scale NaN", bicl_scale(c, q, NAN, &x, &y, 0, NULL, NULL), BICL_ERR_INVALID_PARAMETER},
+        {"residual not f32", bicl_residual_add(c, q, &mask_bad, &x, &y, &y, 0, NULL, NULL),
+         BICL_ERR_UNSUPPORTED_DTYPE},
+        {"residual outputs alias", bicl_residual_add(c, q, &x, &x, &y, &y, 0, NULL, NULL),
+         BICL_ERR_ALIASING},
+        {"causal on a vector", bicl_mask_fill_causal(c, q, &v8, 0, 0.0f, &v8, 0, NULL, NULL),
+         BICL_ERR_INVALID_RANK},
+        {"x and y shapes differ",
+         bicl_unary(c, q, BICL_UNARY_RELU, NULL, &x, &y_row, 0, NULL, NULL),
+         BICL_ERR_SHAPE_MISMATCH},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        if (cases[i].got != cases[i].want)
+            fail_msg("%s: %s, want %s", cases[i].what, bicl_status_string(cases[i].got),
+                     bicl_status_string(cases[i].want));
+    clFinish(q);
+    test_buf_read_all(env, &by, after);
+    assert_memory_equal(before, after, sizeof before);
+    test_buf_free(&bx);
+    test_buf_free(&by);
+    test_buf_free(&bv);
+    test_buf_free(&bm);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(special_value_semantics),
+        cmocka_unit_test(known_answers),
+        cmocka_unit_test(broadcast_bias_scale_and_fused_glu),
+        cmocka_unit_test(bad_inputs_write_nothing),
+        cmocka_unit_test(every_op_matches_reference),
+        cmocka_unit_test(every_variant_gives_the_same_bits),
+    };
+    return cmocka_run_group_tests_name("pointwise", tests, test_env_setup, test_env_teardown);
+}
