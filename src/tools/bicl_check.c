@@ -1,49 +1,391 @@
-/* bicl-check - runs bicl's contract on a device (interim version: cast only; the
- * harness replaces this body). Exit status 0 when everything passes, 1 otherwise. */
-#include "internal.h"
+/* bicl-check - the main job: runs bicl's contract (docs/contract.md) on a device.
+ *
+ * For every op adapter of the harness (tests/harness_ops.c) it checks I (every layout
+ * of the standard workload, every kernel variant and offset, against B=1), R (device
+ * against the host reference) and A (host reference against MPFR), prints a verdict
+ * table and optionally JSON. It also writes and verifies the golden hashes.
+ * Exit status: 0 all pass, 1 any failure, 2 usage error. */
+#include "harness.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_OP_FILTERS 32
+
+typedef struct options {
+    const char *device; /* NULL: BICL_DEVICE, else the library's default */
+    const char *json;   /* "-": stdout */
+    const char *golden;
+    const char *verify;
+    const char *ops[MAX_OP_FILTERS];
+    size_t n_ops;
+    bool quick, list, help;
+} options;
+
+static void usage(FILE *f)
+{
+    fputs("usage: bicl-check [--device SPEC] [--quick] [--op NAME]... [--json FILE|-]\n"
+          "                  [--verify FILE]\n"
+          "       bicl-check --golden FILE [--op NAME]...\n"
+          "       bicl-check --list | --help\n"
+          "\n"
+          "Checks bicl's contract on a device, for every op of the harness:\n"
+          "  I  every layout of the standard workload (B=1, B=N, chunked prefill, permuted,\n"
+          "     left/right padded, packed, row pitch, decode steps, long-context steps),\n"
+          "     every kernel variant and buffer offsets 0..7: the bits of B=1\n"
+          "  R  device bits equal the host reference\n"
+          "  A  host reference within the op's ulp limit of an MPFR oracle\n"
+          "\n"
+          "  --device SPEC  device index or name text (default: $BICL_DEVICE, else the\n"
+          "                 first suitable device)\n"
+          "  --quick        layouts once; variants and offsets on the packed layout only\n"
+          "  --op NAME      only this op (repeatable); --list shows the names\n"
+          "  --json FILE    write the results as JSON ('-': stdout; the table then goes\n"
+          "                 to stderr)\n"
+          "  --verify FILE  also check the device's outputs against golden hashes\n"
+          "  --golden FILE  write the golden hashes of the host reference and exit (no\n"
+          "                 device needed); with --op, replace only those ops' entries\n"
+          "  --list         list the ops and layouts\n"
+          "\n"
+          "Regenerate the committed golden file: bicl-check --golden tests/golden/golden.txt\n"
+          "Exit status: 0 all pass, 1 any failure, 2 usage error.\n",
+          f);
+}
+
+static bool op_exists(const char *name)
+{
+    for (size_t i = 0; i < harness_op_count(); ++i)
+        if (strcmp(harness_op_at(i)->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Returns 0, or -1 after printing why the command line is wrong. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char **value = strcmp(a, "--device") == 0   ? &o->device
+                             : strcmp(a, "--json") == 0   ? &o->json
+                             : strcmp(a, "--golden") == 0 ? &o->golden
+                             : strcmp(a, "--verify") == 0 ? &o->verify
+                             : strcmp(a, "--op") == 0     ? &o->ops[o->n_ops]
+                                                          : NULL;
+        if (value) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "bicl-check: %s needs a value\n", a);
+                return -1;
+            }
+            if (strcmp(a, "--op") == 0 && o->n_ops == MAX_OP_FILTERS) {
+                fprintf(stderr, "bicl-check: at most %d --op\n", MAX_OP_FILTERS);
+                return -1;
+            }
+            *value = argv[++i];
+            o->n_ops += strcmp(a, "--op") == 0;
+        } else if (strcmp(a, "--quick") == 0) {
+            o->quick = true;
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->help = true;
+        } else {
+            fprintf(stderr, "bicl-check: unknown argument '%s' (--help lists them)\n", a);
+            return -1;
+        }
+    }
+    for (size_t k = 0; k < o->n_ops; ++k)
+        if (!op_exists(o->ops[k])) {
+            fprintf(stderr, "bicl-check: no op named '%s' (--list shows them)\n", o->ops[k]);
+            return -1;
+        }
+    if (o->golden && o->verify) {
+        fprintf(stderr, "bicl-check: --golden writes, --verify checks: give one\n");
+        return -1;
+    }
+    return 0;
+}
+
+static bool selected(const options *o, const char *op_name)
+{
+    if (o->n_ops == 0)
+        return true;
+    for (size_t k = 0; k < o->n_ops; ++k)
+        if (strcmp(o->ops[k], op_name) == 0)
+            return true;
+    return false;
+}
+
+static void operand_list(FILE *f, const harness_operand *ops, int n)
+{
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "%s%s %s[%zu]%s", i ? ", " : "", ops[i].name, bicl_dtype_name(ops[i].dtype),
+                ops[i].features, ops[i].shared ? " shared" : "");
+}
+
+static int list_ops(void)
+{
+    printf("%-12s %-11s %-40s %s\n", "op", "dtype", "operands", "A");
+    for (size_t i = 0; i < harness_op_count(); ++i) {
+        const harness_op *op = harness_op_at(i);
+        char buf[256];
+        FILE *m = fmemopen(buf, sizeof buf, "w");
+        if (m) {
+            operand_list(m, op->in, op->n_in);
+            fputs(" -> ", m);
+            operand_list(m, op->out, op->n_out);
+            fclose(m);
+        }
+        printf("%-12s %-11s %-40s ", op->name, op->dtype, m ? buf : "?");
+        if (op->oracle)
+            printf("MPFR, limit %u ulp\n", op->ulp_limit);
+        else
+            printf("not measured\n");
+    }
+    const char *const *names;
+    size_t n = harness_layout_names(&names);
+    printf("\nlayouts:");
+    for (size_t i = 0; i < n; ++i)
+        printf(" %s", names[i]);
+    printf("\n");
+    return 0;
+}
+
+static bool needs_context(const options *o)
+{
+    for (size_t i = 0; i < harness_op_count(); ++i)
+        if (selected(o, harness_op_at(i)->name) && harness_op_at(i)->setup)
+            return true;
+    return false;
+}
+
+static size_t golden_of_ops(const options *o, bicl_context *ctx, harness_golden *g, int *rc)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < harness_op_count(); ++i) {
+        const harness_op *op = harness_op_at(i);
+        if (!selected(o, op->name))
+            continue;
+        *rc |= harness_golden_from_host(op, ctx, HARNESS_SEED, g) != 0;
+        n++;
+    }
+    return n;
+}
+
+/* --golden: the host reference's hashes. No device computes anything; a context is
+ * opened only for adapters whose setup holds host-side state in one (a RoPE plan).
+ * With --op, the other entries of an existing file are kept. */
+static int write_golden(const options *o)
+{
+    harness_golden g;
+    harness_golden_init(&g);
+    char err[256];
+    if (o->n_ops && access(o->golden, F_OK) == 0 &&
+        harness_golden_read(o->golden, &g, err, sizeof err) != 0) {
+        fprintf(stderr, "bicl-check: %s\n", err);
+        harness_golden_free(&g);
+        return 1;
+    }
+    bicl_context *ctx = NULL;
+    if (needs_context(o))
+        bicl_context_create_default(o->device, NULL, &ctx);
+    int rc = 0;
+    size_t written = golden_of_ops(o, ctx, &g, &rc);
+    bicl_context_free(ctx);
+    if (rc == 0 && harness_golden_write(o->golden, &g, err, sizeof err) != 0) {
+        fprintf(stderr, "bicl-check: %s\n", err);
+        rc = 1;
+    }
+    if (rc == 0)
+        fprintf(stderr, "bicl-check: wrote %zu entries (%zu op configurations) to %s\n", g.n,
+                written, o->golden);
+    harness_golden_free(&g);
+    return rc ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ progress */
+
+typedef struct progress {
+    bool tty;
+    size_t index, count; /* op configurations */
+    struct timespec start;
+} progress;
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static void on_case(void *user, const harness_op *op, size_t done, size_t total)
+{
+    progress *p = user;
+    if (p->tty)
+        fprintf(stderr, "\r[%zu/%zu] %s %s: case %zu/%zu ", p->index, p->count, op->name, op->dtype,
+                done, total);
+}
+
+static void op_started(progress *p, const harness_op *op)
+{
+    p->index++;
+    clock_gettime(CLOCK_MONOTONIC, &p->start);
+    if (!p->tty)
+        fprintf(stderr, "[%zu/%zu] %s %s ...", p->index, p->count, op->name, op->dtype);
+}
+
+static void op_finished(progress *p)
+{
+    fprintf(stderr, "%s%.1f s\n", p->tty ? "" : " ", seconds_since(&p->start));
+}
+
+/* ------------------------------------------------------------ the check */
+
+static void warn_stale_entries(const options *o, const harness_golden *file)
+{
+    for (size_t i = 0; i < file->n; ++i) {
+        const harness_golden_entry *e = &file->e[i];
+        bool known = false;
+        for (size_t k = 0; k < harness_op_count() && !known; ++k)
+            known = strcmp(harness_op_at(k)->name, e->op) == 0 &&
+                    strcmp(harness_op_at(k)->dtype, e->dtype) == 0;
+        if (!known && selected(o, e->op))
+            fprintf(stderr,
+                    "bicl-check: warning: %s has '%s %s %s', which this build does not "
+                    "run (removed op? regenerate the file)\n",
+                    o->verify, e->op, e->dtype, e->case_name);
+    }
+}
+
+static size_t count_selected(const options *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < harness_op_count(); ++i)
+        n += selected(o, harness_op_at(i)->name);
+    return n;
+}
+
+static void run_ops(const options *o, const harness_env *env, harness_report *rep,
+                    harness_golden *hashes)
+{
+    harness_config cfg;
+    harness_config_defaults(&cfg, o->quick);
+    progress p = {isatty(2) != 0, 0, count_selected(o), {0, 0}};
+    cfg.progress = on_case;
+    cfg.progress_user = &p;
+    for (size_t i = 0; i < harness_op_count(); ++i) {
+        const harness_op *op = harness_op_at(i);
+        if (!selected(o, op->name))
+            continue;
+        op_started(&p, op);
+        harness_check_op(env, op, &cfg, rep, hashes);
+        op_finished(&p);
+    }
+}
+
+static int write_json(const options *o, const harness_report *rep, const bicl_context *ctx)
+{
+    bool to_stdout = strcmp(o->json, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(o->json, "w");
+    if (!f) {
+        fprintf(stderr, "bicl-check: cannot write %s\n", o->json);
+        return -1;
+    }
+    int rc = harness_report_write_json(rep, ctx->info.device_name, bicl_fingerprint(ctx), f);
+    if (!to_stdout && fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "bicl-check: error writing %s\n", o->json);
+    return rc;
+}
+
+static void print_summary(FILE *out, const harness_report *rep, double secs)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < rep->n; ++i)
+        failed += !rep->r[i].pass;
+    fprintf(out, "\n");
+    harness_report_print_table(rep, out);
+    if (failed) {
+        fprintf(out, "\n");
+        harness_report_print_failures(rep, out);
+    }
+    fprintf(out, "\nbicl-check: %s: %zu of %zu results failed (%.1f s)\n", failed ? "FAIL" : "PASS",
+            failed, rep->n, secs);
+}
+
+static int check_device(const options *o, bicl_context *ctx, const harness_golden *golden)
+{
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q =
+        clCreateCommandQueue(bicl_context_cl_context(ctx), bicl_context_device(ctx), 0, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "bicl-check: clCreateCommandQueue: %s\n", bicl_cl_error_name(err));
+        return 1;
+    }
+    FILE *out = o->json && strcmp(o->json, "-") == 0 ? stderr : stdout;
+    fprintf(out, "device: %s\nfingerprint: %s\nmode: %s\n", ctx->info.device_name,
+            bicl_fingerprint(ctx), o->quick ? "quick" : "full");
+    fflush(out);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    harness_env env = {ctx, q};
+    harness_report rep;
+    harness_report_init(&rep);
+    harness_golden hashes;
+    harness_golden_init(&hashes);
+    run_ops(o, &env, &rep, golden ? &hashes : NULL);
+    if (golden)
+        harness_golden_verify(golden, &hashes, o->verify, &rep);
+    print_summary(out, &rep, seconds_since(&t0));
+    int rc = harness_report_passed(&rep) ? 0 : 1;
+    if (o->json && write_json(o, &rep, ctx) != 0)
+        rc = 1;
+    harness_golden_free(&hashes);
+    harness_report_free(&rep);
+    clReleaseCommandQueue(q);
+    return rc;
+}
+
+static int run_check(const options *o)
+{
+    harness_golden golden;
+    harness_golden_init(&golden);
+    char err[256];
+    if (o->verify && harness_golden_read(o->verify, &golden, err, sizeof err) != 0) {
+        fprintf(stderr, "bicl-check: %s\n", err);
+        harness_golden_free(&golden);
+        return 2;
+    }
+    if (o->verify)
+        warn_stale_entries(o, &golden);
+    bicl_context *ctx = NULL;
+    bicl_status st = bicl_context_create_default(o->device, NULL, &ctx);
+    int rc = 1;
+    if (st != BICL_SUCCESS)
+        fprintf(stderr, "bicl-check: no device: %s: %s\n", bicl_status_string(st),
+                bicl_last_error(NULL));
+    else
+        rc = check_device(o, ctx, o->verify ? &golden : NULL);
+    bicl_context_free(ctx);
+    harness_golden_free(&golden);
+    return rc;
+}
 
 int main(int argc, char **argv)
 {
-    const char *spec = NULL;
-    for (int i = 1; i < argc; ++i)
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
-            spec = argv[++i];
-    bicl_context *ctx = NULL;
-    if (bicl_context_create_default(spec, NULL, &ctx) != BICL_SUCCESS) {
-        fprintf(stderr, "bicl-check: %s\n", bicl_last_error(NULL));
-        return 1;
+    options o;
+    if (parse_args(argc, argv, &o) != 0)
+        return 2;
+    if (o.help) {
+        usage(stdout);
+        return 0;
     }
-    printf("device: %s\nfingerprint: %s\n", ctx->info.device_name, bicl_fingerprint(ctx));
-    cl_int err;
-    cl_command_queue q = clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
-    enum { n = 1 << 16 };
-    static uint16_t x[n], ref[n], y[n];
-    for (size_t i = 0; i < n; ++i)
-        x[i] = (uint16_t)i;
-    int failed = 0;
-    for (int a = 1; a <= 2; ++a)
-        for (int b = 1; b <= 2; ++b) {
-            cl_mem bx = clCreateBuffer(ctx->cl_ctx, CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
-            cl_mem by = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
-            size_t shape[1] = {n};
-            bicl_tensor tx = bicl_tensor_contiguous(bx, (bicl_dtype)a, 0, 1, shape);
-            bicl_tensor ty = bicl_tensor_contiguous(by, (bicl_dtype)b, 0, 1, shape);
-            int ok = bicl_cast(ctx, q, &tx, &ty, 0, NULL, NULL) == BICL_SUCCESS &&
-                     clEnqueueReadBuffer(q, by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL) == 0 &&
-                     bicl_ref_cast((bicl_dtype)a, x, (bicl_dtype)b, ref, n) == BICL_SUCCESS &&
-                     memcmp(y, ref, sizeof y) == 0;
-            printf("cast %-4s -> %-4s R %s\n", bicl_dtype_name((bicl_dtype)a),
-                   bicl_dtype_name((bicl_dtype)b), ok ? "pass" : "FAIL");
-            failed |= !ok;
-            clReleaseMemObject(bx);
-            clReleaseMemObject(by);
-        }
-    clReleaseCommandQueue(q);
-    bicl_context_free(ctx);
-    printf("%s\n", failed ? "FAILED" : "all pass");
-    return failed;
+    if (o.list)
+        return list_ops();
+    if (o.golden)
+        return write_golden(&o);
+    return run_check(&o);
 }
