@@ -24,12 +24,12 @@ BICL_FN float bicl_bf16_to_f32(bicl_u16 h)
 BICL_FN bicl_u16 bicl_f32_to_bf16(float x)
 {
     bicl_u32 u = bicl_f32_as_u32(x);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (bicl_u16)((u >> 16) | 0x0040u);
-    /* Adding 0x7fff plus the lowest kept bit rounds ties to even; a carry
-     * into the exponent is the correct result, up to and including inf. */
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (bicl_u16)(u >> 16);
+    /* Adding 0x7fff plus the lowest kept bit rounds ties to even; a carry into the
+     * exponent is the correct result, up to and including inf. Both results are
+     * computed and one selected, so that vectorisers see no branch. */
+    bicl_u32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    bicl_u32 quiet_nan = (u >> 16) | 0x0040u;
+    return (bicl_u16)(((u & 0x7fffffffu) > 0x7f800000u) ? quiet_nan : rounded);
 }
 
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)

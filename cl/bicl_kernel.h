@@ -14,8 +14,8 @@
 #define BICL_ST_f32     uint
 #define BICL_ST_f16     ushort
 #define BICL_ST_bf16    ushort
-#define BICL_ST_u8 uchar
-#define BICL_ST_i32 int
+#define BICL_ST_u8      uchar
+#define BICL_ST_i32     int
 #define BICL_LD_f32(b)  as_float(b)
 #define BICL_LD_f16(b)  bicl_f16_to_f32(b)
 #define BICL_LD_bf16(b) bicl_bf16_to_f32(b)
@@ -84,7 +84,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 #define BICL_CALL(M, args) M args
 #define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                              \
     kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y,  \
-                                  ulong yo, ulong n, uint ipt XP())                                  \
+                                  ulong yo, ulong n, uint ipt XP())                                \
     {                                                                                              \
         x += xo;                                                                                   \
         y += yo;                                                                                   \
@@ -95,134 +95,225 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_ST_##TO b[VW];                                                                    \
             BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
             for (int l = 0; l < VW; ++l)                                                           \
-                b[l] = BICL_CALL(ELEM, (TI, TO, a[l] XA()));                                                      \
+                b[l] = BICL_CALL(ELEM, (TI, TO, a[l] XA()));                                       \
             BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
         }                                                                                          \
         ulong t = nv * VW + get_global_id(0);                                                      \
         if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (TI, TO, x[t] XA()));                                                          \
+            y[t] = BICL_CALL(ELEM, (TI, TO, x[t] XA()));                                           \
     }
 
 #define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                               \
     kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,                  \
                                global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
-                               uint ipt XP())                                                        \
+                               uint ipt XP())                                                      \
     {                                                                                              \
         BICL_FOR_UNITS(l, n)                                                                       \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
-            y[yo + bicl_dot(c, ys)] = BICL_CALL(ELEM, (TI, TO, x[xo + bicl_dot(c, xs)] XA()));                    \
+            y[yo + bicl_dot(c, ys)] = BICL_CALL(ELEM, (TI, TO, x[xo + bicl_dot(c, xs)] XA()));     \
         }                                                                                          \
+    }
+
+/* Rows of a 2-d iteration whose inner dim is contiguous in every operand (row-broadcast
+ * operands have row stride 0): NDRange (vectors of a row, rows), no index division.
+ * The host runs VW > 1 only when every offset and row stride is a multiple of VW. */
+#define BICL_ROWS_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                              \
+    kernel void NAME##_rows_v##VW(global const BICL_ST_##TI *x, ulong xo, ulong xr,                \
+                                  global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n,             \
+                                  uint ipt XP())                                                   \
+    {                                                                                              \
+        ulong r = get_global_id(1);                                                                \
+        x += xo + r * xr;                                                                          \
+        y += yo + r * yr;                                                                          \
+        ulong nv = n / VW;                                                                         \
+        BICL_FOR_UNITS(v, nv)                                                                      \
+        {                                                                                          \
+            BICL_ST_##TI a[VW];                                                                    \
+            BICL_ST_##TO b[VW];                                                                    \
+            BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
+            for (int l = 0; l < VW; ++l)                                                           \
+                b[l] = BICL_CALL(ELEM, (TI, TO, a[l] XA()));                                       \
+            BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
+        }                                                                                          \
+        ulong t = nv * VW + get_global_id(0);                                                      \
+        if (t < n)                                                                                 \
+            y[t] = BICL_CALL(ELEM, (TI, TO, x[t] XA()));                                           \
     }
 
 #define BICL_ALL_1_1(NAME, TI, TO, ELEM, XP, XA)                                                   \
     BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                                   \
     BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                                   \
     BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, XP, XA)                                                   \
-    BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)
+    BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                                   \
+    BICL_ROWS_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                                   \
+    BICL_ROWS_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                                   \
+    BICL_ROWS_1_1(NAME, TI, TO, 8, ELEM, XP, XA)
 
 /* ------------------------------------------------ two inputs, one output */
 /* ELEM(TA, TB, TO, a, b XA) maps stored a and b to a stored output element. */
-#define BICL_FLAT_2_1(NAME, TA, TB, TO, VW, ELEM, XP, XA)                                      \
-    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                     \
-                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *y, \
-                                  ulong yo, ulong n, uint ipt XP())                              \
-    {                                                                                          \
-        a += ao;                                                                               \
-        b += bo;                                                                               \
-        y += yo;                                                                               \
-        ulong nv = n / VW;                                                                     \
-        BICL_FOR_UNITS(v, nv)                                                                  \
-        {                                                                                      \
-            BICL_ST_##TA av[VW];                                                               \
-            BICL_ST_##TB bv[VW];                                                               \
-            BICL_ST_##TO yv[VW];                                                               \
-            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                             \
-            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                             \
-            for (int l = 0; l < VW; ++l)                                                       \
-                yv[l] = BICL_CALL(ELEM, (TA, TB, TO, av[l], bv[l] XA()));                                     \
-            BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                             \
-        }                                                                                      \
-        ulong t = nv * VW + get_global_id(0);                                                  \
-        if (t < n)                                                                             \
-            y[t] = BICL_CALL(ELEM, (TA, TB, TO, a[t], b[t] XA()));                                            \
+#define BICL_FLAT_2_1(NAME, TA, TB, TO, VW, ELEM, XP, XA)                                          \
+    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                          \
+                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *y,  \
+                                  ulong yo, ulong n, uint ipt XP())                                \
+    {                                                                                              \
+        a += ao;                                                                                   \
+        b += bo;                                                                                   \
+        y += yo;                                                                                   \
+        ulong nv = n / VW;                                                                         \
+        BICL_FOR_UNITS(v, nv)                                                                      \
+        {                                                                                          \
+            BICL_ST_##TA av[VW];                                                                   \
+            BICL_ST_##TB bv[VW];                                                                   \
+            BICL_ST_##TO yv[VW];                                                                   \
+            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
+            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
+            for (int l = 0; l < VW; ++l)                                                           \
+                yv[l] = BICL_CALL(ELEM, (TA, TB, TO, av[l], bv[l] XA()));                          \
+            BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                                 \
+        }                                                                                          \
+        ulong t = nv * VW + get_global_id(0);                                                      \
+        if (t < n)                                                                                 \
+            y[t] = BICL_CALL(ELEM, (TA, TB, TO, a[t], b[t] XA()));                                 \
     }
 
-#define BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                       \
-    kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,              \
-                               global const BICL_ST_##TB *b, ulong bo, ulong4 bs,              \
-                               global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape,      \
-                               ulong n, uint ipt XP())                                           \
-    {                                                                                          \
-        BICL_FOR_UNITS(l, n)                                                                   \
-        {                                                                                      \
-            ulong4 c = bicl_unravel(l, shape);                                                 \
-            y[yo + bicl_dot(c, ys)] =                                                          \
-                BICL_CALL(ELEM, (TA, TB, TO, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)] XA()));         \
-        }                                                                                      \
+#define BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                           \
+    kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,                  \
+                               global const BICL_ST_##TB *b, ulong bo, ulong4 bs,                  \
+                               global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
+                               uint ipt XP())                                                      \
+    {                                                                                              \
+        BICL_FOR_UNITS(l, n)                                                                       \
+        {                                                                                          \
+            ulong4 c = bicl_unravel(l, shape);                                                     \
+            y[yo + bicl_dot(c, ys)] = BICL_CALL(                                                   \
+                ELEM, (TA, TB, TO, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)] XA()));        \
+        }                                                                                          \
     }
 
-#define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                           \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 1, ELEM, XP, XA)                                           \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 4, ELEM, XP, XA)                                           \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 8, ELEM, XP, XA)                                           \
-    BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)
+#define BICL_ROWS_2_1(NAME, TA, TB, TO, VW, ELEM, XP, XA)                                          \
+    kernel void NAME##_rows_v##VW(                                                                 \
+        global const BICL_ST_##TA *a, ulong ao, ulong ar, global const BICL_ST_##TB *b, ulong bo,  \
+        ulong br, global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP())              \
+    {                                                                                              \
+        ulong r = get_global_id(1);                                                                \
+        a += ao + r * ar;                                                                          \
+        b += bo + r * br;                                                                          \
+        y += yo + r * yr;                                                                          \
+        ulong nv = n / VW;                                                                         \
+        BICL_FOR_UNITS(v, nv)                                                                      \
+        {                                                                                          \
+            BICL_ST_##TA av[VW];                                                                   \
+            BICL_ST_##TB bv[VW];                                                                   \
+            BICL_ST_##TO yv[VW];                                                                   \
+            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
+            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
+            for (int l = 0; l < VW; ++l)                                                           \
+                yv[l] = BICL_CALL(ELEM, (TA, TB, TO, av[l], bv[l] XA()));                          \
+            BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                                 \
+        }                                                                                          \
+        ulong t = nv * VW + get_global_id(0);                                                      \
+        if (t < n)                                                                                 \
+            y[t] = BICL_CALL(ELEM, (TA, TB, TO, a[t], b[t] XA()));                                 \
+    }
+
+#define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                               \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 1, ELEM, XP, XA)                                               \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 4, ELEM, XP, XA)                                               \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 8, ELEM, XP, XA)                                               \
+    BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                               \
+    BICL_ROWS_2_1(NAME, TA, TB, TO, 1, ELEM, XP, XA)                                               \
+    BICL_ROWS_2_1(NAME, TA, TB, TO, 4, ELEM, XP, XA)                                               \
+    BICL_ROWS_2_1(NAME, TA, TB, TO, 8, ELEM, XP, XA)
 
 /* ---------------------------------------------- two inputs, two outputs */
 /* ELEM(TA, TB, TO, TP, a, b, o, p XA) is a statement storing o and p. */
-#define BICL_FLAT_2_2(NAME, TA, TB, TO, TP, VW, ELEM, XP, XA)                                  \
-    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                     \
-                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *o, \
-                                  ulong oo, global BICL_ST_##TP *p, ulong po, ulong n,         \
-                                  uint ipt XP())                                                 \
-    {                                                                                          \
-        a += ao;                                                                               \
-        b += bo;                                                                               \
-        o += oo;                                                                               \
-        p += po;                                                                               \
-        ulong nv = n / VW;                                                                     \
-        BICL_FOR_UNITS(v, nv)                                                                  \
-        {                                                                                      \
-            BICL_ST_##TA av[VW];                                                               \
-            BICL_ST_##TB bv[VW];                                                               \
-            BICL_ST_##TO ov[VW];                                                               \
-            BICL_ST_##TP pv[VW];                                                               \
-            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                             \
-            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                             \
-            for (int l = 0; l < VW; ++l)                                                       \
-                BICL_CALL(ELEM, (TA, TB, TO, TP, av[l], bv[l], ov[l], pv[l] XA()));                           \
-            BICL_VST_##VW(BICL_ST_##TO, o, v, ov);                                             \
-            BICL_VST_##VW(BICL_ST_##TP, p, v, pv);                                             \
-        }                                                                                      \
-        ulong t = nv * VW + get_global_id(0);                                                  \
-        if (t < n)                                                                             \
-            BICL_CALL(ELEM, (TA, TB, TO, TP, a[t], b[t], o[t], p[t] XA()));                                   \
+#define BICL_FLAT_2_2(NAME, TA, TB, TO, TP, VW, ELEM, XP, XA)                                      \
+    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                          \
+                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *o,  \
+                                  ulong oo, global BICL_ST_##TP *p, ulong po, ulong n,             \
+                                  uint ipt XP())                                                   \
+    {                                                                                              \
+        a += ao;                                                                                   \
+        b += bo;                                                                                   \
+        o += oo;                                                                                   \
+        p += po;                                                                                   \
+        ulong nv = n / VW;                                                                         \
+        BICL_FOR_UNITS(v, nv)                                                                      \
+        {                                                                                          \
+            BICL_ST_##TA av[VW];                                                                   \
+            BICL_ST_##TB bv[VW];                                                                   \
+            BICL_ST_##TO ov[VW];                                                                   \
+            BICL_ST_##TP pv[VW];                                                                   \
+            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
+            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
+            for (int l = 0; l < VW; ++l)                                                           \
+                BICL_CALL(ELEM, (TA, TB, TO, TP, av[l], bv[l], ov[l], pv[l] XA()));                \
+            BICL_VST_##VW(BICL_ST_##TO, o, v, ov);                                                 \
+            BICL_VST_##VW(BICL_ST_##TP, p, v, pv);                                                 \
+        }                                                                                          \
+        ulong t = nv * VW + get_global_id(0);                                                      \
+        if (t < n)                                                                                 \
+            BICL_CALL(ELEM, (TA, TB, TO, TP, a[t], b[t], o[t], p[t] XA()));                        \
     }
 
-#define BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                   \
-    kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,              \
-                               global const BICL_ST_##TB *b, ulong bo, ulong4 bs,              \
-                               global BICL_ST_##TO *o, ulong oo, ulong4 os,                    \
-                               global BICL_ST_##TP *p, ulong po, ulong4 ps, ulong4 shape,      \
-                               ulong n, uint ipt XP())                                           \
-    {                                                                                          \
-        BICL_FOR_UNITS(l, n)                                                                   \
-        {                                                                                      \
-            ulong4 c = bicl_unravel(l, shape);                                                 \
-            BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)],             \
-                 o[oo + bicl_dot(c, os)], p[po + bicl_dot(c, ps)] XA()));                         \
-        }                                                                                      \
+#define BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                       \
+    kernel void NAME##_strided(                                                                    \
+        global const BICL_ST_##TA *a, ulong ao, ulong4 as, global const BICL_ST_##TB *b, ulong bo, \
+        ulong4 bs, global BICL_ST_##TO *o, ulong oo, ulong4 os, global BICL_ST_##TP *p, ulong po,  \
+        ulong4 ps, ulong4 shape, ulong n, uint ipt XP())                                           \
+    {                                                                                              \
+        BICL_FOR_UNITS(l, n)                                                                       \
+        {                                                                                          \
+            ulong4 c = bicl_unravel(l, shape);                                                     \
+            BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)],     \
+                             o[oo + bicl_dot(c, os)], p[po + bicl_dot(c, ps)] XA()));              \
+        }                                                                                          \
     }
 
-#define BICL_ALL_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                       \
-    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                       \
-    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                       \
-    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 8, ELEM, XP, XA)                                       \
-    BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)
+#define BICL_ROWS_2_2(NAME, TA, TB, TO, TP, VW, ELEM, XP, XA)                                      \
+    kernel void NAME##_rows_v##VW(                                                                 \
+        global const BICL_ST_##TA *a, ulong ao, ulong ar, global const BICL_ST_##TB *b, ulong bo,  \
+        ulong br, global BICL_ST_##TO *o, ulong oo, ulong or_, global BICL_ST_##TP *p, ulong po,   \
+        ulong pr, ulong n, uint ipt XP())                                                          \
+    {                                                                                              \
+        ulong r = get_global_id(1);                                                                \
+        a += ao + r * ar;                                                                          \
+        b += bo + r * br;                                                                          \
+        o += oo + r * or_;                                                                         \
+        p += po + r * pr;                                                                          \
+        ulong nv = n / VW;                                                                         \
+        BICL_FOR_UNITS(v, nv)                                                                      \
+        {                                                                                          \
+            BICL_ST_##TA av[VW];                                                                   \
+            BICL_ST_##TB bv[VW];                                                                   \
+            BICL_ST_##TO ov[VW];                                                                   \
+            BICL_ST_##TP pv[VW];                                                                   \
+            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
+            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
+            for (int l = 0; l < VW; ++l)                                                           \
+                BICL_CALL(ELEM, (TA, TB, TO, TP, av[l], bv[l], ov[l], pv[l] XA()));                \
+            BICL_VST_##VW(BICL_ST_##TO, o, v, ov);                                                 \
+            BICL_VST_##VW(BICL_ST_##TP, p, v, pv);                                                 \
+        }                                                                                          \
+        ulong t = nv * VW + get_global_id(0);                                                      \
+        if (t < n)                                                                                 \
+            BICL_CALL(ELEM, (TA, TB, TO, TP, a[t], b[t], o[t], p[t] XA()));                        \
+    }
+
+#define BICL_ALL_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \
+    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                           \
+    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                           \
+    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 8, ELEM, XP, XA)                                           \
+    BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \
+    BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                           \
+    BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                           \
+    BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 8, ELEM, XP, XA)
 
 /* Instantiates M(TI, TO) for the 9 pairs of float storage dtypes. */
-#define BICL_FOR_DTYPE_PAIRS(M)                                                                \
-    M(f32, f32) M(f32, f16) M(f32, bf16) M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32)    \
-        M(bf16, f16) M(bf16, bf16)
+#define BICL_FOR_DTYPE_PAIRS(M)                                                                    \
+    M(f32, f32)                                                                                    \
+    M(f32, f16) M(f32, bf16) M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32) M(bf16, f16)        \
+        M(bf16, bf16)
 
 #endif /* BICL_KERNEL_H */

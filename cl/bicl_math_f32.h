@@ -8,10 +8,17 @@
  * therefore gives the same bits on every conforming device and on the host.
  *
  * Accuracy, measured over all 2^32 inputs by src/tools/bicl_accuracy.c
- * against MPFR (docs/ has the figures): the unary functions are within 1 ulp
- * and the composite activations within 2 ulp of the exact formula. Denormal
- * inputs and outputs are honoured (no flushing); overflow gives inf, underflow
- * gives a correctly signed zero or denormal.
+ * --exhaustive (double reference, MPFR near rounding boundaries): max ulp
+ * error / inputs not correctly rounded (of 2^32)
+ *   expf 0.504 / 37287      expm1f 0.512 / 76184    tanhf 0.510 / 60464
+ *   erff 0.792 / 881850     sigmoidf 0.504 / 18206  relu 0 / 0
+ *   relu2 0.500 / 0         silu 0.504 / 17913      gelu_erf 0.844 / 3405895
+ *   gelu_tanh 0.504 / 16049 gelu_quick 0.504 / 20823
+ *   softcap(x, 30) 0.516 / 98314   swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167
+ * Limits held by the tool: 1 ulp for the unary functions, 2 ulp for the
+ * activations (0.5 for relu and relu2). Denormal inputs and outputs are
+ * honoured (no flushing); overflow gives inf, underflow a correctly signed
+ * zero or denormal.
  *
  * ---------------------------------------------------------------- semantics
  * NaN rule (every function): a NaN input is returned quieted, payload and sign

@@ -10,18 +10,17 @@
 #define BIN_ELEM(TA, TB, TO, a, b, op, alpha, beta)                                            \
     BICL_SV_##TO(bicl_op_binary(op, BICL_LD_##TA(a), BICL_LD_##TB(b), alpha, beta))
 
-#define BIN_B(TA, TB)                                                                          \
-    BICL_ALL_2_1(binary_##TA##_##TB##_f32, TA, TB, f32, BIN_ELEM, BIN_XP, BIN_XA)              \
-    BICL_ALL_2_1(binary_##TA##_##TB##_f16, TA, TB, f16, BIN_ELEM, BIN_XP, BIN_XA)              \
-    BICL_ALL_2_1(binary_##TA##_##TB##_bf16, TA, TB, bf16, BIN_ELEM, BIN_XP, BIN_XA)
-BICL_FOR_DTYPE_PAIRS(BIN_B)
+/* Instances the host appends: "BIN_PAIR(ta, tb, to)", "SCALE_PAIR(ti, to)",
+ * "RESIDUAL_PAIR(tx, ty)". */
+#define BIN_PAIR(TA, TB, TO)                                                                   \
+    BICL_ALL_2_1(binary_##TA##_##TB##_##TO, TA, TB, TO, BIN_ELEM, BIN_XP, BIN_XA)
+#define BIN_B(TA, TB) BIN_PAIR(TA, TB, f32) BIN_PAIR(TA, TB, f16) BIN_PAIR(TA, TB, bf16)
 
 #define SCALE_XP() , float s
 #define SCALE_XA() , s
 #define SCALE_ELEM(TI, TO, x, s) BICL_SV_##TO(bicl_op_scale(BICL_LD_##TI(x), s))
 #define SCALE_PAIR(TI, TO)                                                                     \
     BICL_ALL_1_1(scale_##TI##_##TO, TI, TO, SCALE_ELEM, SCALE_XP, SCALE_XA)
-BICL_FOR_DTYPE_PAIRS(SCALE_PAIR)
 
 /* r = residual + x, one rounding; residual_out = r, y = r in y's dtype. */
 #define RESIDUAL_ELEM(TA, TB, TO, TP, res, x, ro, y)                                           \
@@ -32,4 +31,9 @@ BICL_FOR_DTYPE_PAIRS(SCALE_PAIR)
     } while (0)
 #define RESIDUAL_PAIR(TX, TY)                                                                  \
     BICL_ALL_2_2(residual_##TX##_##TY, f32, TX, f32, TY, RESIDUAL_ELEM, BICL_NONE, BICL_NONE)
+
+#ifndef BICL_SELECTED
+BICL_FOR_DTYPE_PAIRS(BIN_B)
+BICL_FOR_DTYPE_PAIRS(SCALE_PAIR)
 BICL_FOR_DTYPE_PAIRS(RESIDUAL_PAIR)
+#endif

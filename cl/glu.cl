@@ -34,8 +34,10 @@
     GLU_PAIR(ACT, bf16, f16)                                                                   \
     GLU_PAIR(ACT, bf16, bf16)
 
+#ifndef BICL_SELECTED /* else the host appends one "GLU_PAIR(act, ti, to)" */
 GLU_KERNELS(swiglu)
 GLU_KERNELS(geglu)
 GLU_KERNELS(geglu_tanh)
 GLU_KERNELS(reglu)
 GLU_KERNELS(swiglu_oai)
+#endif

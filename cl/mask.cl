@@ -39,8 +39,11 @@
         }                                                                                      \
     }
 
-#define MASK_PAIR(TI, TO)                                                                      \
-    BICL_ALL_2_1(mask_u8_##TI##_##TO, TI, u8, TO, MASK_ELEM, FILL_XP, FILL_XA)                 \
-    BICL_ALL_2_1(mask_i32_##TI##_##TO, TI, i32, TO, MASK_ELEM, FILL_XP, FILL_XA)               \
-    MASK_POSITIONAL(TI, TO)
+/* Instances the host appends: "MASK_TENSOR(mt, ti, to)" (mt: u8 or i32) and
+ * "MASK_POSITIONAL(ti, to)". */
+#define MASK_TENSOR(MT, TI, TO)                                                                \
+    BICL_ALL_2_1(mask_##MT##_##TI##_##TO, TI, MT, TO, MASK_ELEM, FILL_XP, FILL_XA)
+#define MASK_PAIR(TI, TO) MASK_TENSOR(u8, TI, TO) MASK_TENSOR(i32, TI, TO) MASK_POSITIONAL(TI, TO)
+#ifndef BICL_SELECTED
 BICL_FOR_DTYPE_PAIRS(MASK_PAIR)
+#endif

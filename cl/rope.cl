@@ -116,15 +116,12 @@ BICL_FN float2 rope_cos_sin(int p, uint i, uint half_r, uint flags, global const
         }                                                                                      \
     }
 
-ROPE_KERNEL(f32, f32)
-ROPE_KERNEL(f32, f16)
-ROPE_KERNEL(f32, bf16)
-ROPE_KERNEL(f16, f32)
-ROPE_KERNEL(f16, f16)
-ROPE_KERNEL(f16, bf16)
-ROPE_KERNEL(bf16, f32)
-ROPE_KERNEL(bf16, f16)
-ROPE_KERNEL(bf16, bf16)
+/* Instances the host appends: "ROPE_KERNEL(ti, to)", or "ROPE_BUILDERS" for a program
+ * with the position-id builders only (they are in every program). */
+#define ROPE_BUILDERS
+#ifndef BICL_SELECTED
+BICL_FOR_DTYPE_PAIRS(ROPE_KERNEL)
+#endif
 
 /* ------------------------------------------------------------- position ids */
 

@@ -9,17 +9,17 @@
 #define UNARY_ELEM(TI, TO, a, OP, cap) BICL_SV_##TO(bicl_op_unary((OP), BICL_LD_##TI(a), cap))
 
 #define UNARY_KERNELS(OPNAME, OP)                                                              \
-    UNARY_PAIR(OPNAME, OP, f32, f32)                                                           \
-    UNARY_PAIR(OPNAME, OP, f32, f16)                                                           \
-    UNARY_PAIR(OPNAME, OP, f32, bf16)                                                          \
-    UNARY_PAIR(OPNAME, OP, f16, f32)                                                           \
-    UNARY_PAIR(OPNAME, OP, f16, f16)                                                           \
-    UNARY_PAIR(OPNAME, OP, f16, bf16)                                                          \
-    UNARY_PAIR(OPNAME, OP, bf16, f32)                                                          \
-    UNARY_PAIR(OPNAME, OP, bf16, f16)                                                          \
-    UNARY_PAIR(OPNAME, OP, bf16, bf16)
+    UNARY_PAIR(OPNAME, f32, f32)                                                           \
+    UNARY_PAIR(OPNAME, f32, f16)                                                           \
+    UNARY_PAIR(OPNAME, f32, bf16)                                                          \
+    UNARY_PAIR(OPNAME, f16, f32)                                                           \
+    UNARY_PAIR(OPNAME, f16, f16)                                                           \
+    UNARY_PAIR(OPNAME, f16, bf16)                                                          \
+    UNARY_PAIR(OPNAME, bf16, f32)                                                          \
+    UNARY_PAIR(OPNAME, bf16, f16)                                                          \
+    UNARY_PAIR(OPNAME, bf16, bf16)
 
-#define UNARY_PAIR(OPNAME, OP, TI, TO)                                                         \
+#define UNARY_PAIR(OPNAME, TI, TO)                                                         \
     BICL_ALL_1_1(unary_##OPNAME##_##TI##_##TO, TI, TO, UNARY_ELEM_##OPNAME, BICL_XP_CAP,       \
                  BICL_XA_CAP)
 #define BICL_XP_CAP() , float cap
@@ -35,6 +35,7 @@
 #define UNARY_ELEM_gelu_quick(TI, TO, a, cap) UNARY_ELEM(TI, TO, a, BICL_OP_GELU_QUICK, cap)
 #define UNARY_ELEM_softcap(TI, TO, a, cap)    UNARY_ELEM(TI, TO, a, BICL_OP_SOFTCAP, cap)
 
+#ifndef BICL_SELECTED /* else the host appends one "UNARY_PAIR(op, ti, to)" */
 UNARY_KERNELS(relu, BICL_OP_RELU)
 UNARY_KERNELS(relu2, BICL_OP_RELU2)
 UNARY_KERNELS(silu, BICL_OP_SILU)
@@ -44,3 +45,4 @@ UNARY_KERNELS(gelu, BICL_OP_GELU)
 UNARY_KERNELS(gelu_tanh, BICL_OP_GELU_TANH)
 UNARY_KERNELS(gelu_quick, BICL_OP_GELU_QUICK)
 UNARY_KERNELS(softcap, BICL_OP_SOFTCAP)
+#endif

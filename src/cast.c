@@ -3,6 +3,18 @@
 
 #include <stdio.h>
 
+bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
+                             const bicl_tensor *const *ops, cl_uint n_wait, const cl_event *wait,
+                             cl_event *done)
+{
+    const char *ti = bicl_dtype_tag(ops[0]->dtype), *to = bicl_dtype_tag(ops[1]->dtype);
+    char base[32], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "cast_%s_%s", ti, to);
+    snprintf(instance, sizeof instance, "CAST_PAIR(%s, %s)", ti, to);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, instance, base, ops, 2, NULL, 0,
+                                   n_wait, wait, done);
+}
+
 bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
                       const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
@@ -25,9 +37,6 @@ bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tens
         st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
-    char base[32];
-    snprintf(base, sizeof base, "cast_%s_%s", bicl_dtype_tag(x->dtype), bicl_dtype_tag(y->dtype));
     const bicl_tensor *ops[2] = {x, y};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, base, ops, 2, NULL, 0, n_wait,
-                                   wait, done);
+    return bicl_launch_cast(ctx, queue, ops, n_wait, wait, done);
 }

@@ -247,9 +247,7 @@ void bicl_context_free(bicl_context *ctx)
     if (!ctx)
         return;
     bicl_kernel_pools_free(ctx);
-    for (int f = 0; f < BICL_FAMILY_COUNT; ++f)
-        if (ctx->programs[f])
-            clReleaseProgram(ctx->programs[f]);
+    bicl_programs_free(ctx);
     pthread_mutex_destroy(&ctx->lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->cl_ctx);

@@ -46,6 +46,25 @@ static bool fp64_usable(cl_device_id d)
     return (cfg & need) == need;
 }
 
+/* "OpenCL C <major>.<minor> ..." says at least 1.2. strtol, unlike sscanf's %d, has
+ * defined behaviour for any digits a driver may report. */
+static bool opencl_c_at_least_12(const char *version)
+{
+    static const char prefix[] = "OpenCL C ";
+    if (strncmp(version, prefix, sizeof prefix - 1) != 0)
+        return false;
+    const char *p = version + sizeof prefix - 1;
+    char *end = NULL;
+    long major = strtol(p, &end, 10);
+    if (end == p || *end != '.')
+        return false;
+    p = end + 1;
+    long minor = strtol(p, &end, 10);
+    if (end == p)
+        return false;
+    return major > 1 || (major == 1 && minor >= 2);
+}
+
 bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -77,9 +96,7 @@ bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info)
         info->caps |= BICL_CAP_COMPILER;
     char cver[256];
     get_device_string(dev, CL_DEVICE_OPENCL_C_VERSION, cver, sizeof cver);
-    int major = 0, minor = 0;
-    if (sscanf(cver, "OpenCL C %d.%d", &major, &minor) == 2 &&
-        (major > 1 || (major == 1 && minor >= 2)))
+    if (opencl_c_at_least_12(cver))
         info->caps |= BICL_CAP_OPENCL_C_12;
     clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_work_group,
                     &info->max_work_group, NULL);

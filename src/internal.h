@@ -14,6 +14,12 @@
  * `return bicl_fail(BICL_ERR_X, "y is %d", y);` reads as one step. */
 bicl_status bicl_fail(bicl_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+#if defined(__clang_analyzer__) && !defined(BICL_STATUS_C)
+/* clang-tidy's analyzer cannot see into status.c, so it follows paths on which a
+ * failure "returns BICL_SUCCESS" and reports NULL dereferences on them. Spelling the
+ * return value out (for the analyzer only) removes those false paths. */
+#define bicl_fail(status, ...) (bicl_fail((status), __VA_ARGS__), (status))
+#endif
 /* Maps an OpenCL error to a status and records which call failed. */
 bicl_status bicl_fail_cl(cl_int err, const char *what);
 /* Clears the thread's last error at the start of a public call. */
@@ -111,46 +117,67 @@ bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, siz
 
 typedef struct bicl_kernel_pool bicl_kernel_pool;
 
+/* A program is one family's source plus one instance line (e.g.
+ * "UNARY_PAIR(silu, bf16, bf16)") that instantiates the kernels of one op and dtype
+ * combination. Small programs keep the first use of an op fast: PoCL compiles a whole
+ * program when a kernel of it first runs (108 s for the 567-kernel unary family, cold). */
+#define BICL_INSTANCE_MAX 96
+typedef struct bicl_program_entry {
+    bicl_family family;
+    char instance[BICL_INSTANCE_MAX];
+    cl_program program;
+    struct bicl_program_entry *next;
+} bicl_program_entry;
+
 struct bicl_context {
     cl_context cl_ctx;
     cl_device_id device;
     bicl_device_info info;
     bicl_options opts;
     const bicl_profile *profile;
-    char fingerprint[2048];
+    char fingerprint[3072]; /* holds every field at its longest: no truncation */
     uint64_t fingerprint_hash;
     char cache_dir[BICL_PATH_MAX]; /* "" when the disk cache is off */
 
     pthread_mutex_t lock; /* guards everything below */
     bicl_variant variant;
-    cl_program programs[BICL_FAMILY_COUNT];
+    bicl_program_entry *programs; /* built programs: (family, instance) -> cl_program */
     bicl_kernel_pool *pools;
     bicl_cache_stats stats;
+    size_t kernels_live; /* kernel objects in existence: pooled or checked out */
 };
 
 /* A checked-out kernel: set its arguments, enqueue, then give it back. The pool
  * keeps kernel objects per name; one is never shared by two threads at once, because
  * clSetKernelArg on a shared cl_kernel is not thread-safe. */
-bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *name,
-                                cl_kernel *out);
+bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,
+                                const char *name, cl_kernel *out);
 void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k);
 void bicl_kernel_pools_free(bicl_context *ctx);
-/* The program of a family, built on first use (memory cache, disk cache, source). */
-bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, cl_program *out);
+/* Kernel objects in existence and those resting in the pools. When no op is running
+ * the two are equal, or a kernel leaked (tests/test_concurrency.c). */
+void bicl_kernel_counts(bicl_context *ctx, size_t *live, size_t *pooled);
+/* The program of a family instance, built on first use (memory cache, disk cache,
+ * source). instance NULL: the whole family (every kernel; tests and tools). */
+bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, const char *instance,
+                             cl_program *out);
+void bicl_programs_free(bicl_context *ctx);
 /* Builds source text with the context's options; BICL_ERR_BUILD_FAILED carries the
  * build log in the detail. */
 bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char *text, size_t size,
                                  cl_program *out);
-/* The exact text given to clCreateProgramWithSource for a family on this context. */
-bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, char **text,
-                                size_t *size);
+/* The exact text given to clCreateProgramWithSource for a family instance on this
+ * context (instance NULL: the whole family). */
+bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, const char *instance,
+                                char **text, size_t *size);
 const char *bicl_family_name(bicl_family family);
 /* Complete build options for this context (fixed + allowed extras). */
 void bicl_build_options(const bicl_context *ctx, char *out, size_t n);
 
 /* ------------------------------------------------------------ disk cache */
 
-/* Key text of one cache entry: fingerprint, family, source hash. */
+/* Key text of one cache entry: fingerprint, family, source hash (the instance line is
+ * part of the source). */
 void bicl_cache_key(const bicl_context *ctx, bicl_family family, const char *source,
                     size_t source_size, char *key, size_t n);
 /* Reads a valid entry into a malloc'ed binary; 1 hit, 0 miss, -1 rejected. */
@@ -173,6 +200,21 @@ typedef struct bicl_operand {
  * bounds against CL_MEM_SIZE, self-overlap for outputs. */
 bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
                               bool output, bool broadcast_ok);
+/* The device-free part of bicl_tensor_check (everything but the cl_mem): *bytes gets
+ * the bytes the view needs from the start of its buffer. Fuzzed (tests/fuzz). */
+bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output, bool broadcast_ok,
+                            size_t *bytes);
+/* How two checked views of one base buffer relate; each view's cl_mem starts at byte
+ * *_origin of that buffer (a sub-buffer's CL_MEM_OFFSET, else 0). DISJOINT is only
+ * answered when no byte is shared (exact for equal strides, otherwise by byte range);
+ * IDENTICAL when both map every index to the same bytes. Device-free; fuzzed. */
+typedef enum bicl_view_relation {
+    BICL_VIEWS_DISJOINT = 0,
+    BICL_VIEWS_IDENTICAL = 1,
+    BICL_VIEWS_OVERLAP = 2
+} bicl_view_relation;
+bicl_view_relation bicl_views_relate(const bicl_tensor *a, size_t a_origin, const bicl_tensor *b,
+                                     size_t b_origin);
 /* Checks a view's dtype against a mask of (1u << dtype); NULL views pass (the full
  * check reports them). */
 #define BICL_FLOAT_DTYPES ((1u << BICL_F32) | (1u << BICL_F16) | (1u << BICL_BF16))
@@ -225,16 +267,25 @@ typedef struct bicl_kernel_arg {
     const void *value;
 } bicl_kernel_arg;
 
-/* Launches an elementwise kernel "<base>_flat_v<VW>" or "<base>_strided" over
- * operands of equal shape. Standard arguments, in order:
+/* Launches an elementwise kernel over operands of equal shape, choosing its shape from
+ * the merged iteration space: "<base>_flat_v<VW>" (one contiguous dim),
+ * "<base>_rows_v<VW>" (2 dims, inner contiguous everywhere) or "<base>_strided".
+ * Standard arguments, in order:
  *   flat:    (mem, ulong off) per operand, ulong n, uint items_per_thread, extras...
+ *   rows:    (mem, ulong off, ulong row_stride) per operand, ulong cols, uint ipt, extras
  *   strided: (mem, ulong off, ulong4 stride) per operand, ulong4 shape, ulong n,
  *            uint items_per_thread, extras...
  * Operands must be validated by the caller. */
 bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
-                                    const char *base, const bicl_tensor *const *ops, int n_ops,
+                                    const char *instance, const char *base,
+                                    const bicl_tensor *const *ops, int n_ops,
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done);
+
+/* The cast kernels over validated views {x, y} (bicl_cast, the identity op). */
+bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
+                             const bicl_tensor *const *ops, cl_uint n_wait, const cl_event *wait,
+                             cl_event *done);
 
 /* Enqueues a prepared kernel with the context's variant geometry for `units` work
  * units (work-items before rounding to the work-group size). */
@@ -249,7 +300,6 @@ const char *bicl_dtype_tag(bicl_dtype d);
 float bicl_ref_load(bicl_dtype dt, const void *p, size_t i);
 void bicl_ref_store(bicl_dtype dt, void *p, size_t i, float v);
 /* y[j] = x[i] converted as bicl_cast does (bits copied for equal dtypes). */
-void bicl_ref_copy_elem(bicl_dtype in, const void *x, size_t i, bicl_dtype out, void *y,
-                        size_t j);
+void bicl_ref_copy_elem(bicl_dtype in, const void *x, size_t i, bicl_dtype out, void *y, size_t j);
 
 #endif /* BICL_INTERNAL_H */

@@ -23,25 +23,53 @@ static size_t fit_work_group(cl_kernel k, cl_device_id dev, size_t wg)
     return wg;
 }
 
-bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
-                         size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done)
+/* Enqueues `units` work units in dim 0 (rounded up to the work-group size) times `rows`
+ * in dim 1 (1 for a 1-d launch). */
+static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+                              size_t rows, size_t wg, cl_uint n_wait, const cl_event *wait,
+                              cl_event *done)
 {
     wg = fit_work_group(k, ctx->device, wg);
-    size_t global = units ? units : 1;
+    size_t global[2] = {units ? units : 1, rows};
     if (wg)
-        global = round_up(global, wg);
-    cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, wg ? &wg : NULL, n_wait,
-                                        n_wait ? wait : NULL, done);
+        global[0] = round_up(global[0], wg);
+    size_t local[2] = {wg, 1};
+    cl_int err = clEnqueueNDRangeKernel(q, k, rows > 1 ? 2 : 1, NULL, global, wg ? local : NULL,
+                                        n_wait, n_wait ? wait : NULL, done);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clEnqueueNDRangeKernel");
     return BICL_SUCCESS;
 }
 
-static bool flat_aligned(const bicl_tensor *const *ops, int n_ops, unsigned vw)
+bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+                         size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
-    for (int o = 0; o < n_ops; ++o)
+    return enqueue_2d(ctx, q, k, units, 1, wg, n_wait, wait, done);
+}
+
+/* The three kernel shapes of an elementwise op (see cl/bicl_kernel.h). */
+typedef enum shape_kind { SHAPE_FLAT, SHAPE_ROWS, SHAPE_STRIDED } shape_kind;
+
+static shape_kind classify(const bicl_iter *it)
+{
+    if (it->flat)
+        return SHAPE_FLAT;
+    bool rows = it->rank == 2;
+    for (int o = 0; rows && o < it->n_operands; ++o)
+        rows = it->stride[o][1] == 1;
+    return rows ? SHAPE_ROWS : SHAPE_STRIDED;
+}
+
+/* Vector loads need every operand's start (and row start) on a multiple of vw. */
+static bool aligned(const bicl_iter *it, const bicl_tensor *const *ops, int n_ops, shape_kind k,
+                    unsigned vw)
+{
+    for (int o = 0; o < n_ops; ++o) {
         if (ops[o]->offset % vw != 0)
             return false;
+        if (k == SHAPE_ROWS && it->stride[o][0] % vw != 0)
+            return false;
+    }
     return true;
 }
 
@@ -59,12 +87,15 @@ void bicl_arg_view(bicl_args *a, const bicl_tensor *t)
     bicl_arg(a, sizeof off, &off);
 }
 
-static void put_standard_args(bicl_args *w, const bicl_iter *it, const bicl_tensor *const *ops,
-                              int n_ops, cl_uint ipt)
+static void put_standard_args(bicl_args *w, const bicl_iter *it, shape_kind kind,
+                              const bicl_tensor *const *ops, int n_ops, cl_uint ipt)
 {
     for (int o = 0; o < n_ops; ++o) {
         bicl_arg_view(w, ops[o]);
-        if (!it->flat) {
+        if (kind == SHAPE_ROWS) {
+            cl_ulong row_stride = it->stride[o][0];
+            bicl_arg(w, sizeof row_stride, &row_stride);
+        } else if (kind == SHAPE_STRIDED) {
             /* Dims are right-aligned: the innermost iteration dim is .s3. */
             cl_ulong4 st = {{0, 0, 0, 0}};
             for (int d = 0; d < it->rank; ++d)
@@ -72,54 +103,65 @@ static void put_standard_args(bicl_args *w, const bicl_iter *it, const bicl_tens
             bicl_arg(w, sizeof st, &st);
         }
     }
-    if (!it->flat) {
+    if (kind == SHAPE_STRIDED) {
         cl_ulong4 shape = {{1, 1, 1, 1}};
         for (int d = 0; d < it->rank; ++d)
             shape.s[4 - it->rank + d] = it->shape[d];
         bicl_arg(w, sizeof shape, &shape);
     }
-    cl_ulong n = it->n;
+    cl_ulong n = kind == SHAPE_ROWS ? it->shape[1] : it->n;
     bicl_arg(w, sizeof n, &n);
     bicl_arg(w, sizeof ipt, &ipt);
 }
 
+/* Work units of dim 0: vectors per item, plus the scalar tail's work-items. */
+static size_t vector_units(size_t n, unsigned vw, unsigned ipt)
+{
+    size_t nvec = n / vw, tail = n % vw;
+    size_t units = (nvec + ipt - 1) / ipt;
+    return units < tail ? tail : units;
+}
+
 bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
-                                    const char *base, const bicl_tensor *const *ops, int n_ops,
+                                    const char *instance, const char *base,
+                                    const bicl_tensor *const *ops, int n_ops,
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done)
 {
     bicl_iter it;
     bicl_iter_build(&it, ops, n_ops);
+    shape_kind kind = classify(&it);
     bicl_variant v = bicl_context_variant_snapshot(ctx);
-    unsigned vw = it.flat && flat_aligned(ops, n_ops, v.vector_width) ? v.vector_width : 1;
+    unsigned vw = kind != SHAPE_STRIDED && aligned(&it, ops, n_ops, kind, v.vector_width)
+                      ? v.vector_width
+                      : 1;
+    static const char *const suffix[] = {"flat", "rows", "strided"};
     char name[96];
-    if (it.flat)
-        snprintf(name, sizeof name, "%s_flat_v%u", base, vw);
-    else
+    if (kind == SHAPE_STRIDED)
         snprintf(name, sizeof name, "%s_strided", base);
+    else
+        snprintf(name, sizeof name, "%s_%s_v%u", base, suffix[kind], vw);
     cl_kernel k = NULL;
-    bicl_status st = bicl_kernel_acquire(ctx, family, name, &k);
+    bicl_status st = bicl_kernel_acquire(ctx, family, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_args w = {k, 0, CL_SUCCESS};
     cl_uint ipt = v.items_per_thread;
-    put_standard_args(&w, &it, ops, n_ops, ipt);
+    put_standard_args(&w, &it, kind, ops, n_ops, ipt);
     for (int e = 0; e < n_extra; ++e)
         bicl_arg(&w, extra[e].size, extra[e].value);
     if (w.err != CL_SUCCESS) {
         bicl_kernel_release(ctx, name, k);
         return bicl_fail_cl(w.err, "clSetKernelArg");
     }
-    size_t units;
-    if (it.flat) {
-        size_t nvec = it.n / vw, tail = it.n % vw;
-        units = (nvec + ipt - 1) / ipt;
-        if (units < tail)
-            units = tail;
-    } else {
-        units = (it.n + ipt - 1) / ipt;
-    }
-    st = bicl_enqueue(ctx, q, k, units, v.work_group_size, n_wait, wait, done);
+    if (kind == SHAPE_ROWS)
+        st = enqueue_2d(ctx, q, k, vector_units(it.shape[1], vw, ipt), it.shape[0],
+                        v.work_group_size, n_wait, wait, done);
+    else if (kind == SHAPE_FLAT)
+        st = bicl_enqueue(ctx, q, k, vector_units(it.n, vw, ipt), v.work_group_size, n_wait, wait,
+                          done);
+    else
+        st = bicl_enqueue(ctx, q, k, (it.n + ipt - 1) / ipt, v.work_group_size, n_wait, wait, done);
     bicl_kernel_release(ctx, name, k);
     return st;
 }

@@ -72,18 +72,15 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *ops[2] = {&xv, y};
-    char base[48];
-    if (op == BICL_UNARY_IDENTITY) { /* the cast kernels copy bits for equal dtypes */
-        snprintf(base, sizeof base, "cast_%s_%s", bicl_dtype_tag(x->dtype),
-                 bicl_dtype_tag(y->dtype));
-        return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, base, ops, 2, NULL, 0, n_wait,
-                                       wait, done);
-    }
-    snprintf(base, sizeof base, "unary_%s_%s_%s", unary_names[op], bicl_dtype_tag(x->dtype),
-             bicl_dtype_tag(y->dtype));
+    if (op == BICL_UNARY_IDENTITY) /* the cast kernels copy bits for equal dtypes */
+        return bicl_launch_cast(ctx, queue, ops, n_wait, wait, done);
+    const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
+    char base[48], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "unary_%s_%s_%s", unary_names[op], ti, to);
+    snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %s)", unary_names[op], ti, to);
     bicl_kernel_arg extra[1] = {{sizeof cap, &cap}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, base, ops, 2, extra, 1, n_wait,
-                                   wait, done);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra, 1,
+                                   n_wait, wait, done);
 }
 
 /* ------------------------------------------------------------------ glu */
@@ -128,15 +125,16 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         st = bicl_alias_check(y, "y", up, "up", up->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
-    char base[48];
-    snprintf(base, sizeof base, "glu_%s_%s_%s", glu_names[act], bicl_dtype_tag(gate->dtype),
-             bicl_dtype_tag(y->dtype));
+    const char *ti = bicl_dtype_tag(gate->dtype), *to = bicl_dtype_tag(y->dtype);
+    char base[48], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "glu_%s_%s_%s", glu_names[act], ti, to);
+    snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s)", glu_names[act], ti, to);
     cl_int round_dt = p.round_act_to_storage ? (cl_int)gate->dtype : (cl_int)BICL_F32;
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {
         {sizeof p.alpha, &p.alpha}, {sizeof p.limit, &p.limit}, {sizeof round_dt, &round_dt}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, base, ops, 3, extra, 3, n_wait,
-                                   wait, done);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, instance, base, ops, 3, extra, 3,
+                                   n_wait, wait, done);
 }
 
 bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
@@ -192,14 +190,16 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
         st = bicl_alias_check(y, "y", b, "b", b->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
-    char base[48];
-    snprintf(base, sizeof base, "binary_%s_%s_%s", bicl_dtype_tag(a->dtype),
-             bicl_dtype_tag(b->dtype), bicl_dtype_tag(y->dtype));
+    const char *ta = bicl_dtype_tag(a->dtype), *tb = bicl_dtype_tag(b->dtype),
+               *to = bicl_dtype_tag(y->dtype);
+    char base[48], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "binary_%s_%s_%s", ta, tb, to);
+    snprintf(instance, sizeof instance, "BIN_PAIR(%s, %s, %s)", ta, tb, to);
     cl_int code = op;
     const bicl_tensor *ops[3] = {&av, &bv, y};
     bicl_kernel_arg extra[3] = {{sizeof code, &code}, {sizeof alpha, &alpha}, {sizeof beta, &beta}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, base, ops, 3, extra, 3, n_wait,
-                                   wait, done);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 3, extra, 3,
+                                   n_wait, wait, done);
 }
 
 /* Op codes of bicl_pointwise_ops.h. */
@@ -285,12 +285,14 @@ bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, c
         st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
-    char base[48];
-    snprintf(base, sizeof base, "scale_%s_%s", bicl_dtype_tag(x->dtype), bicl_dtype_tag(y->dtype));
+    const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
+    char base[48], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "scale_%s_%s", ti, to);
+    snprintf(instance, sizeof instance, "SCALE_PAIR(%s, %s)", ti, to);
     const bicl_tensor *ops[2] = {&xv, y};
     bicl_kernel_arg extra[1] = {{sizeof scale, &scale}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, base, ops, 2, extra, 1, n_wait,
-                                   wait, done);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 2, extra, 1,
+                                   n_wait, wait, done);
 }
 
 bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
@@ -326,12 +328,13 @@ bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
         st = bicl_alias_check(y, "y", residual_out, "residual_out", false);
     if (st != BICL_SUCCESS)
         return st;
-    char base[48];
-    snprintf(base, sizeof base, "residual_%s_%s", bicl_dtype_tag(x->dtype),
-             bicl_dtype_tag(y->dtype));
+    const char *tx = bicl_dtype_tag(x->dtype), *ty = bicl_dtype_tag(y->dtype);
+    char base[48], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "residual_%s_%s", tx, ty);
+    snprintf(instance, sizeof instance, "RESIDUAL_PAIR(%s, %s)", tx, ty);
     const bicl_tensor *ops[4] = {&rv, &xv, residual_out, y};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, base, ops, 4, NULL, 0, n_wait,
-                                   wait, done);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 4, NULL, 0,
+                                   n_wait, wait, done);
 }
 
 /* ---------------------------------------------------------------- masks */
@@ -364,13 +367,15 @@ bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl
         st = bicl_alias_check(y, "y", mask, "mask", false);
     if (st != BICL_SUCCESS)
         return st;
-    char base[48];
-    snprintf(base, sizeof base, "mask_%s_%s_%s", bicl_dtype_tag(mask->dtype),
-             bicl_dtype_tag(x->dtype), bicl_dtype_tag(y->dtype));
+    const char *tm = bicl_dtype_tag(mask->dtype), *ti = bicl_dtype_tag(x->dtype),
+               *to = bicl_dtype_tag(y->dtype);
+    char base[48], instance[BICL_INSTANCE_MAX];
+    snprintf(base, sizeof base, "mask_%s_%s_%s", tm, ti, to);
+    snprintf(instance, sizeof instance, "MASK_TENSOR(%s, %s, %s)", tm, ti, to);
     const bicl_tensor *ops[3] = {x, &mv, y};
     bicl_kernel_arg extra[1] = {{sizeof fill, &fill}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_MASK, base, ops, 3, extra, 1, n_wait,
-                                   wait, done);
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_MASK, instance, base, ops, 3, extra, 1,
+                                   n_wait, wait, done);
 }
 
 /* 4-d right-aligned strides of a view (leading dims of extent 1, stride 0). */
@@ -397,8 +402,11 @@ static bicl_status positional_launch(bicl_context *ctx, cl_command_queue queue, 
                                      int n_extra, cl_uint n_wait, const cl_event *wait,
                                      cl_event *done)
 {
+    char instance[BICL_INSTANCE_MAX];
+    snprintf(instance, sizeof instance, "MASK_POSITIONAL(%s, %s)", bicl_dtype_tag(x->dtype),
+             bicl_dtype_tag(y->dtype));
     cl_kernel k = NULL;
-    bicl_status st = bicl_kernel_acquire(ctx, BICL_FAMILY_MASK, name, &k);
+    bicl_status st = bicl_kernel_acquire(ctx, BICL_FAMILY_MASK, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_variant var = bicl_context_variant_snapshot(ctx);

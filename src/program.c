@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const family_names[BICL_FAMILY_COUNT] = {"cast",   "rope",   "unary",
-                                                             "glu",    "binary", "mask"};
+static const char *const family_names[BICL_FAMILY_COUNT] = {"cast", "rope",   "unary",
+                                                            "glu",  "binary", "mask"};
 
 const char *bicl_family_name(bicl_family family)
 {
@@ -22,23 +22,27 @@ void bicl_build_options(const bicl_context *ctx, char *out, size_t n)
         snprintf(out, n, "%s", BICL_FIXED_BUILD_OPTIONS);
 }
 
-bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, char **text,
-                                size_t *size)
+bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, const char *instance,
+                                char **text, size_t *size)
 {
     const bicl_source *src = bicl_source_find(family_names[family]);
     if (!src)
         return bicl_fail(BICL_ERR_OPENCL, "no embedded source for family %s", family_names[family]);
     /* The pragma leads every program; internal switches are source text, so that the
      * build options stay exactly the fixed ones and callers cannot inject -D. */
-    char prefix[128];
-    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s",
-                        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "");
-    size_t total = (size_t)plen + src->size;
+    char prefix[128], suffix[BICL_INSTANCE_MAX + 2] = "";
+    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s",
+                        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
+                        instance ? "#define BICL_SELECTED 1\n" : "");
+    if (instance)
+        snprintf(suffix, sizeof suffix, "%s\n", instance);
+    size_t slen = strlen(suffix), total = (size_t)plen + src->size + slen;
     char *buf = malloc(total + 1);
     if (!buf)
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "program source");
     memcpy(buf, prefix, (size_t)plen);
     memcpy(buf + plen, src->text, src->size);
+    memcpy(buf + (size_t)plen + src->size, suffix, slen);
     buf[total] = '\0';
     *text = buf;
     *size = total;
@@ -110,6 +114,12 @@ bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clCreateProgramWithSource");
     err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+    if (err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES) {
+        /* The driver ran out of memory: a resource status the engine can act on, not a
+         * fault in the source (which would be BICL_ERR_BUILD_FAILED). */
+        clReleaseProgram(p);
+        return bicl_fail_cl(err, "clBuildProgram");
+    }
     if (err != CL_SUCCESS) {
         bicl_status st = build_failed(p, ctx->device, err, what);
         clReleaseProgram(p);
@@ -120,11 +130,12 @@ bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char
 }
 
 /* Called with ctx->lock held. */
-static bicl_status build_program(bicl_context *ctx, bicl_family family, cl_program *out)
+static bicl_status build_program(bicl_context *ctx, bicl_family family, const char *instance,
+                                 cl_program *out)
 {
     char *text = NULL;
     size_t size = 0;
-    bicl_status st = bicl_program_source(ctx, family, &text, &size);
+    bicl_status st = bicl_program_source(ctx, family, instance, &text, &size);
     if (st != BICL_SUCCESS)
         return st;
     char options[768];
@@ -161,15 +172,53 @@ static bicl_status build_program(bicl_context *ctx, bicl_family family, cl_progr
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, cl_program *out)
+static bicl_program_entry *find_program(bicl_context *ctx, bicl_family family, const char *instance)
 {
+    const char *key = instance ? instance : "";
+    for (bicl_program_entry *e = ctx->programs; e; e = e->next)
+        if (e->family == family && strcmp(e->instance, key) == 0)
+            return e;
+    return NULL;
+}
+
+bicl_status bicl_program_get(bicl_context *ctx, bicl_family family, const char *instance,
+                             cl_program *out)
+{
+    if (instance && strlen(instance) >= BICL_INSTANCE_MAX)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "instance '%s' is too long", instance);
     bicl_status st = BICL_SUCCESS;
     pthread_mutex_lock(&ctx->lock);
-    if (!ctx->programs[family])
-        st = build_program(ctx, family, &ctx->programs[family]);
-    *out = ctx->programs[family];
+    bicl_program_entry *e = find_program(ctx, family, instance);
+    if (!e) {
+        cl_program p = NULL;
+        st = build_program(ctx, family, instance, &p);
+        e = st == BICL_SUCCESS ? calloc(1, sizeof *e) : NULL;
+        if (e) {
+            e->family = family;
+            snprintf(e->instance, sizeof e->instance, "%s", instance ? instance : "");
+            e->program = p;
+            e->next = ctx->programs;
+            ctx->programs = e;
+        } else if (p) {
+            clReleaseProgram(p);
+            st = bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "program list");
+        }
+    }
+    *out = e ? e->program : NULL;
     pthread_mutex_unlock(&ctx->lock);
     return st;
+}
+
+void bicl_programs_free(bicl_context *ctx)
+{
+    bicl_program_entry *e = ctx->programs;
+    while (e) {
+        bicl_program_entry *next = e->next;
+        clReleaseProgram(e->program);
+        free(e);
+        e = next;
+    }
+    ctx->programs = NULL;
 }
 
 /* ------------------------------------------------------------ kernel pools */
@@ -197,8 +246,8 @@ static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name, bool cre
     return p;
 }
 
-bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *name,
-                                cl_kernel *out)
+bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,
+                                const char *name, cl_kernel *out)
 {
     pthread_mutex_lock(&ctx->lock);
     bicl_kernel_pool *pool = find_pool(ctx, name, false);
@@ -209,13 +258,16 @@ bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const cha
     }
     pthread_mutex_unlock(&ctx->lock);
     cl_program prog = NULL;
-    bicl_status st = bicl_program_get(ctx, family, &prog);
+    bicl_status st = bicl_program_get(ctx, family, instance, &prog);
     if (st != BICL_SUCCESS)
         return st;
     cl_int err = CL_SUCCESS;
     *out = clCreateKernel(prog, name, &err);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, name);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->kernels_live++;
+    pthread_mutex_unlock(&ctx->lock);
     return BICL_SUCCESS;
 }
 
@@ -234,10 +286,23 @@ void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k)
     if (pool && pool->n < pool->cap) {
         pool->free[pool->n++] = k;
         k = NULL;
+    } else {
+        ctx->kernels_live--; /* no room in the pool: released below */
     }
     pthread_mutex_unlock(&ctx->lock);
     if (k)
         clReleaseKernel(k);
+}
+
+void bicl_kernel_counts(bicl_context *ctx, size_t *live, size_t *pooled)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t n = 0;
+    for (const bicl_kernel_pool *p = ctx->pools; p; p = p->next)
+        n += p->n;
+    *live = ctx->kernels_live;
+    *pooled = n;
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 void bicl_kernel_pools_free(bicl_context *ctx)

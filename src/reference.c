@@ -53,8 +53,7 @@ void bicl_ref_store(bicl_dtype dt, void *p, size_t i, float v)
     memcpy(b + i * 2, &h, 2);
 }
 
-void bicl_ref_copy_elem(bicl_dtype in, const void *x, size_t i, bicl_dtype out, void *y,
-                        size_t j)
+void bicl_ref_copy_elem(bicl_dtype in, const void *x, size_t i, bicl_dtype out, void *y, size_t j)
 {
     if (in == out) { /* bits are copied, signalling NaN included */
         size_t es = bicl_dtype_size(in);

@@ -101,6 +101,41 @@ static const char *freq_check_field(int code)
     }
 }
 
+/* inv_freq[i] of a valid config: the scaling type's formula, then freq_factors. */
+static double config_inv_freq(const bicl_rope_config *c, const bicl_rope_freq_params *p, int i)
+{
+    double inv = bicl_rope_inv_freq(p, i);
+    if (c->freq_factors)
+        inv = inv / c->freq_factors[i];
+    return inv;
+}
+
+static bool finite_in_f32(double x)
+{
+    return isfinite(x) && isfinite(bicl_f64_to_f32_rte(x));
+}
+
+/* Fields that are each in range can still give frequencies that overflow (a longrope
+ * factor of 1e-310, a dynamic-NTK factor of 1e308, a tiny theta): every inv_freq must
+ * be finite and >= 0, and the attention scaling finite and > 0, in double and in f32,
+ * and the HF angle mode's f32 angle pos * inv_freq finite for every i32 position, or
+ * outputs would be NaN (the f32-angle case was found by tests/fuzz). */
+static bicl_status check_derived(const bicl_rope_config *c, const bicl_rope_freq_params *p)
+{
+    double attn = bicl_rope_attention_scaling(p);
+    if (!(attn > 0.0) || !finite_in_f32(attn))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "the attention scaling it gives (%g) is not finite and > 0 in f32", attn);
+    for (int i = 0; i < c->rotary_dim / 2; ++i) {
+        double inv = config_inv_freq(c, p, i);
+        if (!(inv >= 0.0) || !finite_in_f32(inv) ||
+            !isfinite(bicl_i32_to_f32_rte(INT32_MAX) * bicl_f64_to_f32_rte(inv)))
+            return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                             "the frequencies it gives overflow (inv_freq[%d] = %g)", i, inv);
+    }
+    return BICL_SUCCESS;
+}
+
 bicl_status bicl_rope_config_check(const bicl_rope_config *c)
 {
     bicl_clear_error();
@@ -137,7 +172,7 @@ bicl_status bicl_rope_config_check(const bicl_rope_config *c)
             if (!(c->freq_factors[i] > 0.0 && isfinite(c->freq_factors[i])))
                 return bicl_fail(BICL_ERR_INVALID_CONFIG, "freq_factors[%d] = %g (must be > 0)", i,
                                  c->freq_factors[i]);
-    return BICL_SUCCESS;
+    return check_derived(c, &p);
 }
 
 /* ------------------------------------------------------------------ plans */
@@ -233,9 +268,7 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     }
     bicl_rope_freq_params fp = to_freq_params(cfg);
     for (int i = 0; i < p->half; ++i) {
-        double inv = bicl_rope_inv_freq(&fp, i);
-        if (cfg->freq_factors)
-            inv = inv / cfg->freq_factors[i];
+        double inv = config_inv_freq(cfg, &fp, i);
         p->inv[i] = inv;
         p->inv_f[i] = bicl_f64_to_f32_rte(inv);
     }
@@ -409,11 +442,12 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
         st = check_apply(ctx, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
     if (st != BICL_SUCCESS)
         return st;
-    char name[48];
-    snprintf(name, sizeof name, "rope_%s_%s", bicl_dtype_tag(q_in->dtype),
-             bicl_dtype_tag(q_out->dtype));
+    const char *ti = bicl_dtype_tag(q_in->dtype), *to = bicl_dtype_tag(q_out->dtype);
+    char name[48], instance[BICL_INSTANCE_MAX];
+    snprintf(name, sizeof name, "rope_%s_%s", ti, to);
+    snprintf(instance, sizeof instance, "ROPE_KERNEL(%s, %s)", ti, to);
     cl_kernel k = NULL;
-    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, name, &k);
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_variant var = bicl_context_variant_snapshot(ctx);
@@ -543,7 +577,7 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
     if (st != BICL_SUCCESS)
         return st;
     cl_kernel k = NULL;
-    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "positions_packed", &k);
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "ROPE_BUILDERS", "positions_packed", &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_variant var = bicl_context_variant_snapshot(ctx);
@@ -607,7 +641,7 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
         return st;
     const char *name = mask->dtype == BICL_U8 ? "positions_padded_u8" : "positions_padded_i32";
     cl_kernel k = NULL;
-    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, name, &k);
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "ROPE_BUILDERS", name, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_variant var = bicl_context_variant_snapshot(ctx);

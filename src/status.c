@@ -1,4 +1,5 @@
 /* status.c - status strings, the per-thread last-error detail, OpenCL error names. */
+#define BICL_STATUS_C /* defines bicl_fail: no analyzer macro here */
 #include "internal.h"
 
 #include <stdio.h>

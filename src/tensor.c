@@ -122,13 +122,11 @@ static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, cons
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                              bool output, bool broadcast_ok)
+bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output, bool broadcast_ok,
+                            size_t *bytes)
 {
     if (!t)
         return bicl_fail(BICL_ERR_NULL_POINTER, "%s: tensor pointer is NULL", name);
-    if (!t->mem)
-        return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: cl_mem is NULL", name);
     if ((int)t->dtype < 0 || t->dtype >= BICL_DTYPE_COUNT_)
         return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "%s: unknown dtype %d", name, (int)t->dtype);
     if (t->rank < 1 || t->rank > BICL_MAX_RANK)
@@ -147,13 +145,28 @@ bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, con
             return bicl_fail(BICL_ERR_INVALID_STRIDE,
                              "%s: stride[%d] is 0 (broadcast) where it is not allowed", name, i);
     }
-    size_t last = 0, bytes = 0;
-    if (!last_element(t, &last) || add_overflows(last, 1, &bytes) ||
-        mul_overflows(bytes, bicl_dtype_size(t->dtype), &bytes))
+    size_t last = 0, end = 0;
+    if (!last_element(t, &last) || add_overflows(last, 1, &end) ||
+        mul_overflows(end, bicl_dtype_size(t->dtype), &end))
         return bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "%s: the view's last byte overflows size_t",
                          name);
     if (output && self_overlaps(t))
         return bicl_fail(BICL_ERR_OVERLAPPING_VIEW, "%s: output view overlaps itself", name);
+    *bytes = end;
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
+                              bool output, bool broadcast_ok)
+{
+    /* The NULL handle first: it is the engine's most likely mistake, and it names the
+     * argument more precisely than the shape checks that follow. */
+    if (t && !t->mem)
+        return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: cl_mem is NULL", name);
+    size_t bytes = 0;
+    bicl_status st = bicl_view_check(t, name, output, broadcast_ok, &bytes);
+    if (st != BICL_SUCCESS)
+        return st;
     return check_mem(ctx, t, name, output, bytes);
 }
 
@@ -210,54 +223,37 @@ bicl_status bicl_shapes_equal(const bicl_tensor *a, const char *an, const bicl_t
 
 /* ----------------------------------------------------------------- aliasing */
 
-typedef struct resolved_view {
-    cl_mem base;
-    size_t first_byte, end_byte; /* [first, end) */
-    size_t elem;
-    size_t base_elem_offset; /* offset in elements from the base buffer, if aligned */
-    bool elem_aligned;
-} resolved_view;
-
-static void resolve(const bicl_tensor *t, resolved_view *r)
-{
-    cl_mem parent = NULL;
-    size_t sub_off = 0;
-    r->base = t->mem;
-    if (clGetMemObjectInfo(t->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
-            CL_SUCCESS &&
-        parent) {
-        clGetMemObjectInfo(t->mem, CL_MEM_OFFSET, sizeof sub_off, &sub_off, NULL);
-        r->base = parent;
-    }
-    r->elem = bicl_dtype_size(t->dtype);
-    size_t last = 0;
-    last_element(t, &last);
-    r->first_byte = sub_off + t->offset * r->elem;
-    r->end_byte = sub_off + (last + 1) * r->elem;
-    r->elem_aligned = sub_off % r->elem == 0;
-    r->base_elem_offset = sub_off / r->elem + t->offset;
-}
-
-/* Is there c with |c_k| < bound_k and sum c_k * s_k == d? Dims sorted by stride,
- * descending; rest[k] is the largest |sum| the dims after k can reach. Exact search;
- * gives up (answers yes) past a small budget. */
+/* Is there c with lo_k <= c_k <= hi_k and sum c_k * s_k == d? Dims sorted by stride,
+ * descending; the dims after k can reach sums in [rlo[k], rhi[k]]. Exact search;
+ * gives up (answers yes) past a small budget. Every value stays within 2^61 (checked by
+ * the caller), so no sum or product here overflows. */
 typedef struct overlap_problem {
     int n;
-    long long s[BICL_MAX_RANK], bound[BICL_MAX_RANK], rest[BICL_MAX_RANK];
+    long long s[BICL_MAX_RANK], lo[BICL_MAX_RANK], hi[BICL_MAX_RANK];
+    long long rlo[BICL_MAX_RANK], rhi[BICL_MAX_RANK];
 } overlap_problem;
+
+static long long div_floor(long long a, long long b) /* b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static long long div_ceil(long long a, long long b) /* b > 0 */
+{
+    return a >= 0 ? (a + b - 1) / b : -(-a / b);
+}
 
 static bool solvable(const overlap_problem *p, int k, long long d, int *budget)
 {
     if (k >= p->n || k >= BICL_MAX_RANK)
         return d == 0;
-    long long sk = p->s[k], bk = p->bound[k] - 1, rest = p->rest[k];
-    /* candidates: c = ceil((d - rest) / sk) .. floor((d + rest) / sk), |c| <= bk */
-    long long cmin = (d - rest) >= 0 ? (d - rest + sk - 1) / sk : -((rest - d) / sk);
-    long long cmax = (d + rest) >= 0 ? (d + rest) / sk : -((-(d + rest) + sk - 1) / sk);
-    if (cmin < -bk)
-        cmin = -bk;
-    if (cmax > bk)
-        cmax = bk;
+    long long sk = p->s[k];
+    /* what is left, d - c * sk, must be a sum the later dims can reach */
+    long long cmin = div_ceil(d - p->rhi[k], sk), cmax = div_floor(d - p->rlo[k], sk);
+    if (cmin < p->lo[k])
+        cmin = p->lo[k];
+    if (cmax > p->hi[k])
+        cmax = p->hi[k];
     for (long long c = cmin; c <= cmax; ++c) {
         if (--*budget < 0)
             return true;
@@ -267,35 +263,50 @@ static bool solvable(const overlap_problem *p, int k, long long d, int *budget)
     return false;
 }
 
-/* Exact test for two views with the same element size and the same strides
- * (e.g. q and k heads inside one fused qkv buffer). */
-static bool same_stride_views_overlap(const bicl_tensor *a, const resolved_view *ra,
-                                      const bicl_tensor *b, const resolved_view *rb)
+/* Largest magnitude the search works with; anything beyond answers "may overlap". */
+#define OVERLAP_LIMIT ((long long)1 << 61)
+
+/* Exact test for two views with the same element size and the same strides wherever
+ * both have an extent > 1 (e.g. q and k heads inside one fused qkv buffer), their
+ * first elements d elements apart. Index i of a and j of b meet when
+ * sum_k (i_k - j_k) * s_k == d, with 0 <= i_k < a's extent and 0 <= j_k < b's, and s_k
+ * the stride of whichever view moves along dim k: a dim of extent 1 in one view still
+ * moves the other. */
+static bool same_stride_views_overlap(const bicl_tensor *a, const bicl_tensor *b, long long d)
 {
     overlap_problem p;
     p.n = 0;
     for (int i = 0; i < a->rank; ++i) {
-        size_t ext = a->shape[i] > b->shape[i] ? a->shape[i] : b->shape[i];
-        if (ext == 1 || a->stride[i] == 0)
+        size_t st = (size_t)(a->shape[i] > 1 ? a->stride[i] : b->stride[i]);
+        if ((a->shape[i] == 1 && b->shape[i] == 1) || st == 0)
             continue;
-        p.s[p.n] = (long long)a->stride[i];
-        p.bound[p.n] = (long long)ext;
+        if (a->shape[i] > (size_t)OVERLAP_LIMIT || b->shape[i] > (size_t)OVERLAP_LIMIT ||
+            st > (size_t)OVERLAP_LIMIT)
+            return true;
+        p.s[p.n] = (long long)st;
+        p.hi[p.n] = (long long)a->shape[i] - 1;
+        p.lo[p.n] = 1 - (long long)b->shape[i];
         ++p.n;
     }
     for (int i = 1; i < p.n; ++i)
         for (int j = i; j > 0 && p.s[j] > p.s[j - 1]; --j) {
-            long long t1 = p.s[j], t2 = p.bound[j];
+            long long ts = p.s[j], tl = p.lo[j], th = p.hi[j];
             p.s[j] = p.s[j - 1];
-            p.bound[j] = p.bound[j - 1];
-            p.s[j - 1] = t1;
-            p.bound[j - 1] = t2;
+            p.lo[j] = p.lo[j - 1];
+            p.hi[j] = p.hi[j - 1];
+            p.s[j - 1] = ts;
+            p.lo[j - 1] = tl;
+            p.hi[j - 1] = th;
         }
-    long long rest = 0;
+    long long rlo = 0, rhi = 0;
     for (int k = p.n - 1; k >= 0; --k) {
-        p.rest[k] = rest;
-        rest += (p.bound[k] - 1) * p.s[k];
+        p.rlo[k] = rlo;
+        p.rhi[k] = rhi;
+        if (p.hi[k] > (OVERLAP_LIMIT - rhi) / p.s[k] || -p.lo[k] > (OVERLAP_LIMIT + rlo) / p.s[k])
+            return true;
+        rhi += p.hi[k] * p.s[k];
+        rlo += p.lo[k] * p.s[k];
     }
-    long long d = (long long)rb->base_elem_offset - (long long)ra->base_elem_offset;
     int budget = 4096;
     return solvable(&p, 0, d, &budget);
 }
@@ -310,10 +321,9 @@ static bool same_strides(const bicl_tensor *a, const bicl_tensor *b)
     return true;
 }
 
-static bool identical_views(const bicl_tensor *a, const resolved_view *ra, const bicl_tensor *b,
-                            const resolved_view *rb)
+static bool identical_views(const bicl_tensor *a, const bicl_tensor *b)
 {
-    if (ra->first_byte != rb->first_byte || ra->elem != rb->elem || a->rank != b->rank)
+    if (a->rank != b->rank || bicl_dtype_size(a->dtype) != bicl_dtype_size(b->dtype))
         return false;
     for (int i = 0; i < a->rank; ++i)
         if (a->shape[i] != b->shape[i] || (a->shape[i] > 1 && a->stride[i] != b->stride[i]))
@@ -321,24 +331,73 @@ static bool identical_views(const bicl_tensor *a, const resolved_view *ra, const
     return true;
 }
 
+/* Byte range [first, end) of a checked view whose buffer starts at byte origin of the
+ * base buffer; false if it does not fit in size_t. */
+static bool byte_range(const bicl_tensor *t, size_t origin, size_t *first, size_t *end)
+{
+    size_t elem = bicl_dtype_size(t->dtype), last = 0, f = 0, e = 0;
+    if (!last_element(t, &last) || mul_overflows(t->offset, elem, &f) ||
+        add_overflows(origin, f, first) || add_overflows(last, 1, &e) ||
+        mul_overflows(e, elem, &e) || add_overflows(origin, e, end))
+        return false;
+    return true;
+}
+
+bicl_view_relation bicl_views_relate(const bicl_tensor *a, size_t a_origin, const bicl_tensor *b,
+                                     size_t b_origin)
+{
+    size_t fa, ea, fb, eb;
+    if (!byte_range(a, a_origin, &fa, &ea) || !byte_range(b, b_origin, &fb, &eb))
+        return BICL_VIEWS_OVERLAP;
+    if (ea <= fb || eb <= fa)
+        return BICL_VIEWS_DISJOINT;
+    if (fa == fb && identical_views(a, b))
+        return BICL_VIEWS_IDENTICAL;
+    size_t elem = bicl_dtype_size(a->dtype);
+    if (!same_strides(a, b) || a_origin % elem != 0 || b_origin % elem != 0)
+        return BICL_VIEWS_OVERLAP; /* the byte ranges meet: assume the worst */
+    /* Both views lie on one grid of elem-sized cells: compare cell indices. */
+    size_t ca = fa / elem, cb = fb / elem;
+    size_t dist = ca > cb ? ca - cb : cb - ca;
+    if (dist > (size_t)OVERLAP_LIMIT)
+        return BICL_VIEWS_OVERLAP;
+    long long d = ca > cb ? -(long long)dist : (long long)dist;
+    return same_stride_views_overlap(a, b, d) ? BICL_VIEWS_OVERLAP : BICL_VIEWS_DISJOINT;
+}
+
+/* The buffer a view's cl_mem is carved from, and where it starts in it. */
+static cl_mem base_buffer(const bicl_tensor *t, size_t *origin)
+{
+    cl_mem parent = NULL;
+    *origin = 0;
+    if (clGetMemObjectInfo(t->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
+            CL_SUCCESS &&
+        parent) {
+        clGetMemObjectInfo(t->mem, CL_MEM_OFFSET, sizeof *origin, origin, NULL);
+        return parent;
+    }
+    return t->mem;
+}
+
 bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_tensor *other,
                              const char *oth, bool identical_ok)
 {
-    resolved_view ro, rt;
-    resolve(out, &ro);
-    resolve(other, &rt);
-    if (ro.base != rt.base || ro.end_byte <= rt.first_byte || rt.end_byte <= ro.first_byte)
+    size_t oo = 0, to = 0;
+    if (base_buffer(out, &oo) != base_buffer(other, &to))
         return BICL_SUCCESS;
-    if (identical_views(out, &ro, other, &rt))
+    switch (bicl_views_relate(out, oo, other, to)) {
+    case BICL_VIEWS_DISJOINT:
+        return BICL_SUCCESS;
+    case BICL_VIEWS_IDENTICAL:
         return identical_ok ? BICL_SUCCESS
                             : bicl_fail(BICL_ERR_ALIASING,
                                         "%s and %s are the same view, which "
                                         "this op does not allow",
                                         on, oth);
-    if (ro.elem_aligned && rt.elem_aligned && same_strides(out, other) &&
-        !same_stride_views_overlap(out, &ro, other, &rt))
-        return BICL_SUCCESS;
-    return bicl_fail(BICL_ERR_ALIASING, "%s overlaps %s (and is not the identical view)", on, oth);
+    default:
+        return bicl_fail(BICL_ERR_ALIASING, "%s overlaps %s (and is not the identical view)", on,
+                         oth);
+    }
 }
 
 /* ------------------------------------------------------- queue, wait list */

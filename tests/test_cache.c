@@ -1,7 +1,7 @@
 /* test_cache.c - the persistent program cache: round trip, corrupt, truncated,
  * zero-length, foreign and driver-refused entries are rejected and rebuilt, an
- * unusable directory only costs the write, the environment variable and the off
- * switch, and 4 processes filling one empty cache at once. */
+ * unusable or read-only directory only costs the write, the environment variable and
+ * the off switch, and 4 processes filling one empty cache at once. */
 #include "common.h"
 
 #include <stdio.h>
@@ -84,7 +84,8 @@ static void entry_path(test_env *env, const char *dir, char *path, size_t n)
     bicl_context *c = context_with_cache(env, dir);
     char *text = NULL;
     size_t size = 0;
-    assert_int_equal(bicl_program_source(c, BICL_FAMILY_CAST, &text, &size), BICL_SUCCESS);
+    assert_int_equal(bicl_program_source(c, BICL_FAMILY_CAST, "CAST_PAIR(f32, bf16)", &text, &size),
+                     BICL_SUCCESS);
     char key[4096];
     bicl_cache_key(c, BICL_FAMILY_CAST, text, size, key, sizeof key);
     bicl_cache_path(dir, key, path, n);
@@ -186,7 +187,8 @@ static void driver_refused_binary_is_rebuilt(void **state)
     bicl_context *c = context_with_cache(env, dir);
     char *text = NULL;
     size_t size = 0;
-    assert_int_equal(bicl_program_source(c, BICL_FAMILY_CAST, &text, &size), BICL_SUCCESS);
+    assert_int_equal(bicl_program_source(c, BICL_FAMILY_CAST, "CAST_PAIR(f32, bf16)", &text, &size),
+                     BICL_SUCCESS);
     char key[4096];
     bicl_cache_key(c, BICL_FAMILY_CAST, text, size, key, sizeof key);
     free(text);
@@ -232,6 +234,54 @@ static void unusable_directory_costs_only_the_write(void **state)
     new_cache_dir(dir, sizeof dir);
     s = run_once(env, dir);
     assert_int_equal(s.disk_writes, 1);
+}
+
+/* True when a file can be created in dir (root can, whatever the mode bits say). */
+static bool writable(const char *dir)
+{
+    char probe[400];
+    snprintf(probe, sizeof probe, "%s/probe", dir);
+    FILE *f = fopen(probe, "w");
+    if (!f)
+        return false;
+    fclose(f);
+    unlink(probe);
+    return true;
+}
+
+/* A read-only cache directory: results stay right, only the writes fail. /proc/self is
+ * an existing directory in which nobody, root included, can create a file, so this
+ * runs as root too (CI). A chmod 0555 directory that already holds entries is tried
+ * as well where the mode bits bind (not as root): its entries still load. */
+static void read_only_directory_costs_only_the_write(void **state)
+{
+    test_env *env = *state;
+    if (!writable("/proc/self")) {
+        bicl_cache_stats s = run_once(env, "/proc/self");
+        assert_int_equal(s.programs_built, 1);
+        assert_int_equal(s.disk_hits + s.disk_rejected + s.disk_writes, 0);
+        assert_int_equal(s.disk_write_fail, 1);
+    }
+    char dir[300], path[600];
+    new_cache_dir(dir, sizeof dir);
+    run_once(env, dir); /* one valid entry */
+    entry_path(env, dir, path, sizeof path);
+    assert_int_equal(chmod(dir, 0555), 0);
+    if (writable(dir)) {
+        printf("chmod 0555 does not stop this user (root): that case is skipped\n");
+    } else {
+        bicl_cache_stats s = run_once(env, dir);
+        assert_int_equal(s.disk_hits, 1); /* read-only still serves its entries */
+        assert_int_equal(s.programs_built, 0);
+        assert_int_equal(chmod(dir, 0755), 0);
+        truncate_half(path); /* damaged, and cannot be replaced */
+        assert_int_equal(chmod(dir, 0555), 0);
+        s = run_once(env, dir);
+        assert_int_equal(s.disk_rejected, 1);
+        assert_int_equal(s.programs_built, 1);
+        assert_int_equal(s.disk_write_fail, 1);
+    }
+    assert_int_equal(chmod(dir, 0755), 0); /* so that teardown can remove it */
 }
 
 static void environment_variable_and_off_switch(void **state)
@@ -336,6 +386,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(driver_refused_binary_is_rebuilt),
         cmocka_unit_test(key_mismatch_is_a_miss_or_reject),
         cmocka_unit_test(unusable_directory_costs_only_the_write),
+        cmocka_unit_test(read_only_directory_costs_only_the_write),
         cmocka_unit_test(environment_variable_and_off_switch),
         cmocka_unit_test(four_processes_fill_one_cache),
     };

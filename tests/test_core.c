@@ -205,7 +205,8 @@ static void every_program_source_starts_with_the_pragma(void **state)
     }
     char *text = NULL;
     size_t size = 0;
-    assert_int_equal(bicl_program_source(env->ctx, BICL_FAMILY_CAST, &text, &size), BICL_SUCCESS);
+    assert_int_equal(bicl_program_source(env->ctx, BICL_FAMILY_CAST, NULL, &text, &size),
+                     BICL_SUCCESS);
     assert_true(strncmp(text, "#pragma OPENCL FP_CONTRACT OFF\n", 31) == 0);
     free(text);
     char opts[256];
@@ -231,6 +232,46 @@ static void variants_are_validated(void **state)
     assert_int_equal(got.vector_width, 8);
     assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
     assert_int_equal(bicl_context_set_variant(NULL, NULL), BICL_ERR_NULL_POINTER);
+}
+
+/* Every platform profile (its default variant) gives the same bits: run a silu and a
+ * bf16 cast under each, on a size with vector bodies and tails. */
+static void every_profile_gives_the_same_bits(void **state)
+{
+    test_env *env = *state;
+    static const char *const profiles[] = {"generic", "pocl", "nvidia", "amd"};
+    const size_t n = 4099;
+    uint32_t *x = malloc(n * 4);
+    uint16_t *first = malloc(n * 2), *now = malloc(n * 2);
+    assert_true(x && first && now);
+    test_fill_f32_bits(x, n, 21);
+    test_buf bx = test_buf_new(env, 4, n, x), by = test_buf_new(env, 2, n, NULL);
+    size_t shape[1] = {n};
+    bicl_tensor tx = test_view(&bx, BICL_F32, 0, 1, shape),
+                ty = test_view(&by, BICL_BF16, 0, 1, shape);
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; ++i) {
+        bicl_options *o = NULL;
+        assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+        assert_int_equal(bicl_options_set_string(o, BICL_OPTION_PROFILE, profiles[i]),
+                         BICL_SUCCESS);
+        bicl_context *c = NULL;
+        assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                             bicl_context_device(env->ctx), o, &c),
+                         BICL_SUCCESS);
+        assert_string_equal(bicl_context_profile(c), profiles[i]);
+        assert_int_equal(bicl_unary(c, env->queue, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL),
+                         BICL_SUCCESS);
+        test_buf_read(env, &by, i ? now : first);
+        if (i)
+            test_assert_bits_equal(now, first, n, 2, profiles[i]);
+        bicl_context_free(c);
+        bicl_options_free(o);
+    }
+    test_buf_free(&bx);
+    test_buf_free(&by);
+    free(x);
+    free(first);
+    free(now);
 }
 
 /* --------------------------------------------------- validation statuses */
@@ -548,6 +589,7 @@ int main(void)
         cmocka_unit_test(build_failure_carries_the_log),
         cmocka_unit_test(every_program_source_starts_with_the_pragma),
         cmocka_unit_test(variants_are_validated),
+        cmocka_unit_test(every_profile_gives_the_same_bits),
         cmocka_unit_test(every_bad_call_has_its_status_and_writes_nothing),
         cmocka_unit_test(disjoint_interleaved_views_are_allowed),
     };

@@ -35,6 +35,8 @@
 extern "C" {
 #endif
 
+/* BICL_API marks the exported functions: the library is built with hidden visibility,
+ * so these are the only symbols libbicl.so exports (all named bicl_*). */
 #if defined(BICL_STATIC_DEFINE)
 #define BICL_API
 #elif defined(__GNUC__)
@@ -45,6 +47,8 @@ extern "C" {
 
 /* ================================================================= 1. basics */
 
+/* The version of this header; bicl_version_number() gives the library's. A program
+ * can compare the two at start-up to catch a mismatched libbicl.so. */
 #define BICL_VERSION_MAJOR 0
 #define BICL_VERSION_MINOR 1
 #define BICL_VERSION_PATCH 0
@@ -139,7 +143,13 @@ BICL_API const char *bicl_dtype_name(bicl_dtype dtype);
 
 /* ======================================================= 2. options, context */
 
+/* One device of an engine's cl_context with bicl's state for it: programs (built on
+ * first use), kernel pools, the variant in use and the fingerprint. Opaque. May be used
+ * from many threads at once. */
 typedef struct bicl_context bicl_context;
+/* Settings for bicl_context_create, set through bicl_options_set_* (so that keys can be
+ * added without changing the ABI). Opaque. Not thread-safe: fill it from one thread;
+ * a context copies it at creation. */
 typedef struct bicl_options bicl_options;
 
 /* Keys for bicl_options_set_*. New keys are added at the end; old ones never change. */
@@ -231,6 +241,7 @@ typedef struct bicl_cache_stats {
     unsigned long disk_writes;     /* entries written */
     unsigned long disk_write_fail; /* entries that could not be written */
 } bicl_cache_stats;
+/* Copies the context's counters to *out. */
 BICL_API bicl_status bicl_context_cache_stats(const bicl_context *ctx, bicl_cache_stats *out);
 
 /* ============================================================ 3. tensor views */
@@ -264,7 +275,8 @@ typedef struct bicl_variant {
     size_t work_group_size;
 } bicl_variant;
 
-/* Forces a variant for every later op of this context (NULL restores the profile's
+/* Forces a variant for every later op of this context, from every thread (an op
+ * already running keeps the variant it started with; NULL restores the profile's
  * choice). Views whose offsets are not multiples of the vector width, and strided
  * views, run with vector width 1. BICL_ERR_INVALID_PARAMETER for values out of range. */
 BICL_API bicl_status bicl_context_set_variant(bicl_context *ctx, const bicl_variant *variant);

@@ -15,6 +15,7 @@
 extern "C" {
 #endif
 
+/* The function of bicl_unary. */
 typedef enum bicl_unary_op {
     BICL_UNARY_IDENTITY = 0, /* y = x (a cast when dtypes differ) */
     BICL_UNARY_RELU = 1,     /* x > 0 ? x : +0 */
@@ -29,6 +30,7 @@ typedef enum bicl_unary_op {
     BICL_UNARY_COUNT_ = 10
 } bicl_unary_op;
 
+/* Parameters of bicl_unary; only SOFTCAP has one. */
 typedef struct bicl_unary_params {
     float softcap; /* SOFTCAP: finite and > 0 */
 } bicl_unary_params;
@@ -41,6 +43,7 @@ BICL_API bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_
                                 const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
                                 cl_event *done);
 
+/* The activation of the gate in bicl_glu and bicl_glu_fused. */
 typedef enum bicl_glu_act {
     BICL_GLU_SWIGLU = 0,     /* silu(gate) * up */
     BICL_GLU_GEGLU = 1,      /* gelu(gate) * up (erf form) */
@@ -51,6 +54,7 @@ typedef enum bicl_glu_act {
     BICL_GLU_COUNT_ = 5
 } bicl_glu_act;
 
+/* Parameters of the gated units; NULL means all zero (SWIGLU_OAI needs them). */
 typedef struct bicl_glu_params {
     float alpha; /* SWIGLU_OAI: finite (gpt-oss: 1.702) */
     float limit; /* SWIGLU_OAI: finite, > 0 (gpt-oss: 7.0) */
@@ -79,6 +83,7 @@ BICL_API bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, b
                                     const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done);
 
+/* The operation of bicl_binary. */
 typedef enum bicl_binary_op {
     BICL_BINARY_ADD = 0, /* a + b */
     BICL_BINARY_SUB = 1, /* a - b */
@@ -147,21 +152,27 @@ BICL_API bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue q
 /* ------------------------------------------------------------ host reference */
 /* Contiguous host arrays of n elements (b of the binary ops: n elements too, already
  * broadcast by the caller). Same math source as the kernels. */
+/* bicl_unary. */
 BICL_API bicl_status bicl_ref_unary(bicl_unary_op op, const bicl_unary_params *params,
                                     bicl_dtype x_dtype, const void *x, bicl_dtype y_dtype, void *y,
                                     size_t n);
+/* bicl_glu (gate and up: n elements each, of in_dtype). */
 BICL_API bicl_status bicl_ref_glu(bicl_glu_act act, const bicl_glu_params *params,
                                   bicl_dtype in_dtype, const void *gate, const void *up,
                                   bicl_dtype y_dtype, void *y, size_t n);
+/* bicl_binary. */
 BICL_API bicl_status bicl_ref_binary(bicl_binary_op op, bicl_dtype a_dtype, const void *a,
                                      bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y,
                                      size_t n);
+/* bicl_axpby. */
 BICL_API bicl_status bicl_ref_axpby(float alpha, bicl_dtype a_dtype, const void *a, float beta,
                                     bicl_dtype b_dtype, const void *b, bicl_dtype y_dtype, void *y,
                                     size_t n);
+/* bicl_residual_add: residual and residual_out are f32 (they may be the same array). */
 BICL_API bicl_status bicl_ref_residual_add(const float *residual, bicl_dtype x_dtype, const void *x,
                                            float *residual_out, bicl_dtype y_dtype, void *y,
                                            size_t n);
+/* bicl_scale. */
 BICL_API bicl_status bicl_ref_scale(float scale, bicl_dtype x_dtype, const void *x,
                                     bicl_dtype y_dtype, void *y, size_t n);
 /* y = select ? fill : x, select given per element (the caller evaluates the mask). */

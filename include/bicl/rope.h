@@ -78,9 +78,43 @@ typedef struct bicl_rope_config {
 /* Fills *cfg with defaults: neox, theta 10000, default type, truncate 1, exact angles. */
 BICL_API void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rotary_dim);
 /* BICL_SUCCESS or BICL_ERR_INVALID_CONFIG naming the field (rotary_dim odd or >
- * head_dim, unknown type, factor < 1 for yarn, non-finite values...). */
+ * head_dim, unknown type, factor < 1 for yarn, non-finite values...), or the first
+ * inv_freq that is not finite in f32 (or whose f32 angle overflows at some i32
+ * position), or an attention scaling that is not finite and > 0 in f32. */
 BICL_API bicl_status bicl_rope_config_check(const bicl_rope_config *cfg);
 
+/* Fills *cfg from the text of a model's Hugging Face config.json (the whole file, NUL
+ * terminated), as transformers' rope initialisation reads it:
+ *   head_dim        head_dim, else hidden_size / num_attention_heads (n_embd / n_head)
+ *   rotary_dim      rotary_dim, else int(head_dim * partial_rotary_factor), else
+ *                   int(head_dim * rotary_pct), else head_dim
+ *   theta           rope_theta, else rotary_emb_base, else 10000
+ *   style           BICL_ROPE_GPTJ when model_type is gptj, codegen, cohere or cohere2
+ *                   (they rotate interleaved pairs), else BICL_ROPE_NEOX
+ *   max_position_embeddings (n_positions), and rope_scaling: rope_type (or type) of
+ *   default, linear, llama3, yarn, dynamic or longrope with that type's keys.
+ * text_config (multimodal models) and rope_parameters (transformers >= 5) are read in
+ * place of the top level and rope_scaling. null counts as absent. Everything else in
+ * the file is ignored. seq_len (dynamic, longrope) is not in config.json: set it per
+ * sequence before bicl_rope_plan_create. The result passed bicl_rope_config_check.
+ * A model without RoPE (alibi true, position_embedding_type not rotary), DeepSeek's
+ * latent attention (qk_rope_head_dim, rope_interleave), an unknown rope type, a missing
+ * required key, a value of the wrong JSON type, a non-finite or out-of-range value, or
+ * text that is not JSON gives BICL_ERR_INVALID_CONFIG with bicl_last_error() naming
+ * the key ("config.json: rope_scaling.factor must be > 0"); *cfg then holds no
+ * allocations. For longrope, long_factor and short_factor point to arrays this call
+ * allocated: free them with bicl_rope_config_release once the plans are made (a plan
+ * keeps its own copy of what it needs). Thread-safe. docs/api.md has every rule. */
+BICL_API bicl_status bicl_rope_config_from_hf_json(const char *json_text, bicl_rope_config *cfg);
+
+/* Frees the long_factor / short_factor arrays that bicl_rope_config_from_hf_json
+ * allocated and sets both pointers to NULL. Arrays an engine set itself are never
+ * freed (only the parser's own allocations are), so it is safe on any config and on
+ * NULL. Call it before reusing *cfg for another parse. */
+BICL_API void bicl_rope_config_release(bicl_rope_config *cfg);
+
+/* One model's RoPE on one context: its frequencies (and table) on the device. Opaque;
+ * read-only after creation, so any number of threads may apply it at once. */
 typedef struct bicl_rope_plan bicl_rope_plan;
 
 /* Computes the frequencies on the host and uploads them. table_positions > 0 also
@@ -91,6 +125,7 @@ typedef struct bicl_rope_plan bicl_rope_plan;
 BICL_API bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg,
                                            int table_positions, int max_position,
                                            bicl_rope_plan **out);
+/* Frees the plan and its buffers (NULL is fine). Ops using it must have finished. */
 BICL_API void bicl_rope_plan_free(bicl_rope_plan *plan);
 /* inv_freq[i] (double) and the attention scaling of a plan, for inspection. */
 BICL_API bicl_status bicl_rope_plan_inv_freq(const bicl_rope_plan *plan, double *inv_freq, size_t n,
@@ -150,9 +185,12 @@ BICL_API bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, int inverse,
 /* Host reference cos/sin of (pos, i) for a plan. */
 BICL_API bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, int pos, int i, float *c,
                                            float *s);
+/* bicl_positions_packed on the host: cu_seqlens has batch + 1 entries, start batch
+ * entries or NULL, positions gets `tokens` entries. */
 BICL_API bicl_status bicl_ref_positions_packed(const int32_t *cu_seqlens, size_t batch,
                                                const int32_t *start, int32_t *positions,
                                                size_t tokens);
+/* bicl_positions_padded on the host: mask is [batch, seq] of mask_dtype (u8 or i32). */
 BICL_API bicl_status bicl_ref_positions_padded(const void *mask, bicl_dtype mask_dtype,
                                                size_t batch, size_t seq, const int32_t *start,
                                                int32_t *positions);

@@ -1038,8 +1038,9 @@ int main(int argc, char **argv)
         }
     }
     if (models == NULL) {
-        FILE *f = fopen("shared/models.json", "rb");
-        models = f ? "shared/models.json" : "../shared/models.json";
+        /* the project's copy first (tests/data), then the steering repo's */
+        FILE *f = fopen("tests/data/models.json", "rb");
+        models = f ? "tests/data/models.json" : "../shared/models.json";
         if (f) {
             fclose(f);
         }

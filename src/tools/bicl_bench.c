@@ -1,0 +1,776 @@
+/* bicl-bench - speed of bicl's ops as ratios measured in one run: achieved GB/s (bytes
+ * the op must move, read + write, each once) against a float4 copy kernel and, where
+ * one exists, against CLBlast's routine; decode-sized latency against an empty kernel;
+ * host overhead per call; cold and warm start to the first finished op.
+ *
+ * Event timing (CL_QUEUE_PROFILING_ENABLE), warm-up launches, the median of repeats,
+ * and inputs rotated over several buffer sets so that caches do not flatter. */
+#include "internal.h"
+
+#ifdef BICL_HAVE_CLBLAST
+#include <clblast_c.h>
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SETS  3
+#define MAX_BUFS  4
+#define MAX_SIZES 16
+#define MAX_ROWS  256
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void die(const char *what, bicl_status st)
+{
+    fprintf(stderr, "bicl-bench: %s: %s\n  %s\n", what, bicl_status_string(st),
+            bicl_last_error(NULL));
+    exit(1);
+}
+
+/* ------------------------------------------------------------- the bench */
+
+typedef struct bench {
+    bicl_context *ctx;
+    cl_context cl;
+    cl_device_id dev;
+    cl_command_queue q;
+    cl_kernel copy4, empty;
+    int reps;
+    cl_mem sets[MAX_SETS][MAX_BUFS];
+    size_t set_bytes;
+    int n_sets;
+} bench;
+
+static const char *copy_source =
+    "kernel void copy4(global const float4 *a, global float4 *b, ulong n)\n"
+    "{ ulong i = get_global_id(0); if (i < n) b[i] = a[i]; }\n"
+    "kernel void empty(void) {}\n";
+
+static void bench_open(bench *b, const char *spec)
+{
+    memset(b, 0, sizeof *b);
+    bicl_status st = bicl_context_create_default(spec, NULL, &b->ctx);
+    if (st != BICL_SUCCESS)
+        die("context", st);
+    b->cl = bicl_context_cl_context(b->ctx);
+    b->dev = bicl_context_device(b->ctx);
+    cl_int err;
+    b->q = clCreateCommandQueue(b->cl, b->dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    cl_program p = clCreateProgramWithSource(b->cl, 1, &copy_source, NULL, &err);
+    if (clBuildProgram(p, 1, &b->dev, BICL_FIXED_BUILD_OPTIONS, NULL, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "bicl-bench: copy kernel did not build\n");
+        exit(1);
+    }
+    b->copy4 = clCreateKernel(p, "copy4", &err);
+    b->empty = clCreateKernel(p, "empty", &err);
+    clReleaseProgram(p);
+}
+
+/* Buffer sets of `bytes` each. Every 16-bit unit is a moderate finite value both as f16
+ * and as bf16 (0x3c00..0x3f83), and pairs of them are moderate finite f32 values, so no
+ * op takes its NaN or overflow path. The same bits in every set: only addresses rotate. */
+static int bench_alloc(bench *b, size_t bytes, int sets)
+{
+    for (int s = 0; s < b->n_sets; ++s)
+        for (int i = 0; i < MAX_BUFS; ++i)
+            clReleaseMemObject(b->sets[s][i]);
+    b->n_sets = 0;
+    unsigned char *fill = malloc(bytes);
+    if (!fill)
+        return -1;
+    for (size_t i = 0; i + 2 <= bytes; i += 2) {
+        uint16_t v = (uint16_t)(0x3c00u + (i / 2) % 900u);
+        memcpy(fill + i, &v, 2);
+    }
+    for (int s = 0; s < sets; ++s)
+        for (int i = 0; i < MAX_BUFS; ++i) {
+            cl_int err;
+            b->sets[s][i] =
+                clCreateBuffer(b->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, fill, &err);
+            if (err != CL_SUCCESS) {
+                free(fill);
+                for (int j = 0; j < i; ++j)
+                    clReleaseMemObject(b->sets[s][j]);
+                return -1;
+            }
+        }
+    free(fill);
+    b->n_sets = sets;
+    b->set_bytes = bytes;
+    return 0;
+}
+
+typedef bicl_status (*op_fn)(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev);
+
+/* Median device time (s) of an op over the rotated sets. */
+static double time_op(bench *b, op_fn fn, size_t n, void *arg)
+{
+    double t[64];
+    int reps = b->reps < 64 ? b->reps : 64;
+    for (int i = -2; i < reps; ++i) {
+        cl_event ev = NULL;
+        bicl_status st = fn(b, b->sets[(i + 2) % b->n_sets], n, arg, &ev);
+        if (st != BICL_SUCCESS)
+            die("op", st);
+        clWaitForEvents(1, &ev);
+        cl_ulong s = 0, e = 0;
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL);
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL);
+        clReleaseEvent(ev);
+        if (i >= 0)
+            t[i] = (double)(e - s) * 1e-9;
+    }
+    return median(t, reps);
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static bicl_tensor vec(cl_mem m, bicl_dtype dt, size_t n)
+{
+    size_t shape[1] = {n};
+    return bicl_tensor_contiguous(m, dt, 0, 1, shape);
+}
+
+static bicl_status run_copy4(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    (void)arg;
+    cl_ulong n4 = n / 4;
+    clSetKernelArg(b->copy4, 0, sizeof(cl_mem), &buf[0]);
+    clSetKernelArg(b->copy4, 1, sizeof(cl_mem), &buf[1]);
+    clSetKernelArg(b->copy4, 2, sizeof n4, &n4);
+    size_t local = 256, global = (n4 + 255) / 256 * 256;
+    cl_int err = clEnqueueNDRangeKernel(b->q, b->copy4, 1, NULL, &global, &local, 0, NULL, ev);
+    return err == CL_SUCCESS ? BICL_SUCCESS : bicl_fail_cl(err, "copy4");
+}
+
+typedef struct op_spec {
+    const char *name;
+    bicl_dtype in, out;
+    int kind;
+    int code;
+} op_spec;
+
+enum { OP_CAST, OP_UNARY, OP_GLU, OP_BINARY, OP_SCALE, OP_RESIDUAL, OP_BIAS, OP_MASK };
+
+static bicl_status run_op(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    const op_spec *o = arg;
+    bicl_context *c = b->ctx;
+    bicl_tensor x = vec(buf[0], o->in, n), x2 = vec(buf[1], o->in, n);
+    bicl_tensor y = vec(buf[2], o->out, n), y2 = vec(buf[3], o->out, n);
+    switch (o->kind) {
+    case OP_CAST:
+        return bicl_cast(c, b->q, &x, &y, 0, NULL, ev);
+    case OP_UNARY: {
+        bicl_unary_params p = {30.0f};
+        return bicl_unary(c, b->q, (bicl_unary_op)o->code, &p, &x, &y, 0, NULL, ev);
+    }
+    case OP_GLU: {
+        bicl_glu_params p = {1.702f, 7.0f, 1};
+        return bicl_glu(c, b->q, (bicl_glu_act)o->code, &p, &x, &x2, &y, 0, NULL, ev);
+    }
+    case OP_BINARY:
+        return bicl_binary(c, b->q, (bicl_binary_op)o->code, &x, &x2, &y, 0, NULL, ev);
+    case OP_SCALE:
+        return bicl_scale(c, b->q, 0.125f, &x, &y, 0, NULL, ev);
+    case OP_RESIDUAL: {
+        bicl_tensor r = vec(buf[0], BICL_F32, n), ro = vec(buf[2], BICL_F32, n);
+        bicl_tensor dx = vec(buf[1], o->in, n), yy = vec(buf[3], o->out, n);
+        return bicl_residual_add(c, b->q, &r, &dx, &ro, &yy, 0, NULL, ev);
+    }
+    case OP_BIAS: { /* rows of 4096 channels, bias broadcast */
+        size_t cols = 4096, rows = n / cols, sh[2] = {rows, cols};
+        bicl_tensor xm = bicl_tensor_contiguous(buf[0], o->in, 0, 2, sh);
+        bicl_tensor ym = bicl_tensor_contiguous(buf[2], o->out, 0, 2, sh);
+        bicl_tensor bias = vec(buf[1], o->in, cols);
+        return bicl_bias_add(c, b->q, &xm, &bias, &ym, 0, NULL, ev);
+    }
+    default: { /* mask fill with a u8 mask */
+        bicl_tensor m = vec(buf[1], BICL_U8, n);
+        (void)y2;
+        return bicl_mask_fill(c, b->q, &x, &m, -INFINITY, &y, 0, NULL, ev);
+    }
+    }
+}
+
+/* Bytes an op must move for n elements: each operand read or written once. */
+static double op_bytes(const op_spec *o, size_t n)
+{
+    double in = (double)bicl_dtype_size(o->in), out = (double)bicl_dtype_size(o->out);
+    switch (o->kind) {
+    case OP_GLU:
+    case OP_BINARY:
+        return (double)n * (2 * in + out);
+    case OP_RESIDUAL:
+        return (double)n * (4 + in + 4 + out);
+    case OP_BIAS:
+        return (double)n * (in + out) + 4096.0 * in;
+    case OP_MASK:
+        return (double)n * (in + 1 + out);
+    default:
+        return (double)n * (in + out);
+    }
+}
+
+static const op_spec ops[] = {
+    {"cast", BICL_F32, BICL_BF16, OP_CAST, 0},
+    {"cast", BICL_BF16, BICL_F32, OP_CAST, 0},
+    {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
+    {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
+    {"silu", BICL_F16, BICL_F16, OP_UNARY, BICL_UNARY_SILU},
+    {"gelu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_GELU},
+    {"gelu_tanh", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_GELU_TANH},
+    {"relu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_RELU},
+    {"swiglu", BICL_BF16, BICL_BF16, OP_GLU, BICL_GLU_SWIGLU},
+    {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
+    {"add", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_ADD},
+    {"add", BICL_BF16, BICL_BF16, OP_BINARY, BICL_BINARY_ADD},
+    {"mul", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_MUL},
+    {"scale", BICL_F32, BICL_F32, OP_SCALE, 0},
+    {"scale", BICL_BF16, BICL_BF16, OP_SCALE, 0},
+    {"residual_add", BICL_BF16, BICL_BF16, OP_RESIDUAL, 0},
+    {"bias_add", BICL_BF16, BICL_BF16, OP_BIAS, 0},
+    {"mask_fill", BICL_F32, BICL_F32, OP_MASK, 0},
+};
+#define N_OPS (sizeof ops / sizeof ops[0])
+
+/* ------------------------------------------------------------ CLBlast peers */
+
+#ifdef BICL_HAVE_CLBLAST
+static bicl_status run_blas(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    const char *which = arg;
+    CLBlastStatusCode s;
+    if (strcmp(which, "axpy") == 0)
+        s = CLBlastSaxpy(n, 0.5f, buf[0], 0, 1, buf[1], 0, 1, &b->q, ev);
+    else if (strcmp(which, "scal") == 0)
+        s = CLBlastSscal(n, 0.125f, buf[0], 0, 1, &b->q, ev);
+    else if (strcmp(which, "had") == 0)
+        s = CLBlastShad(n, 1.0f, buf[0], 0, 1, buf[1], 0, 1, 0.0f, buf[2], 0, 1, &b->q, ev);
+    else
+        s = CLBlastScopy(n, buf[0], 0, 1, buf[1], 0, 1, &b->q, ev);
+    return s == CLBlastSuccess ? BICL_SUCCESS
+                               : bicl_fail(BICL_ERR_OPENCL, "CLBlast %s: %d", which, (int)s);
+}
+
+static const struct {
+    const char *name, *peer_of;
+    double bytes_per_elem;
+} blas[] = {
+    {"axpy", "add f32 (y = a x + y)", 12.0},
+    {"scal", "scale f32 (in place)", 8.0},
+    {"had", "mul f32 (z = x * y)", 12.0},
+    {"copy", "copy f32", 8.0},
+};
+#endif
+
+/* ------------------------------------------------------------------ RoPE */
+
+typedef struct rope_arg {
+    bicl_rope_plan *plan;
+    size_t tokens;
+    cl_mem pos;
+} rope_arg;
+
+static bicl_status run_rope(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    (void)n;
+    rope_arg *r = arg;
+    size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128}, ps[1] = {r->tokens};
+    bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
+    bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
+    bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 1, ps);
+    return bicl_rope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &q, &k, &k, 0,
+                           NULL, ev);
+}
+
+static bicl_rope_plan *llama_plan(bench *b, int table_rows)
+{
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, 128, 128);
+    c.theta = 500000.0;
+    c.type = BICL_ROPE_LLAMA3;
+    c.factor = 8.0;
+    c.low_freq_factor = 1.0;
+    c.high_freq_factor = 4.0;
+    c.original_max_position_embeddings = 8192;
+    c.max_position_embeddings = 131072;
+    bicl_rope_plan *plan = NULL;
+    bicl_status st = bicl_rope_plan_create(b->ctx, &c, table_rows, 0, &plan);
+    if (st != BICL_SUCCESS)
+        die("rope plan", st);
+    return plan;
+}
+
+static cl_mem positions(bench *b, size_t tokens, int rows)
+{
+    int32_t *p = malloc(tokens * sizeof *p);
+    for (size_t t = 0; t < tokens; ++t)
+        p[t] = (int32_t)(t % (size_t)rows);
+    cl_int err;
+    cl_mem m = clCreateBuffer(b->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tokens * 4, p, &err);
+    free(p);
+    return m;
+}
+
+/* ------------------------------------------------------------ reporting */
+
+typedef struct row {
+    char op[32], dtype[24], peer[40];
+    size_t bytes;
+    double gbs, copy_gbs, peer_gbs;
+} row;
+
+static row rows[MAX_ROWS];
+static int n_rows;
+
+static void add_row(const char *op, const char *dtype, size_t bytes, double gbs, double copy_gbs,
+                    const char *peer, double peer_gbs)
+{
+    if (n_rows == MAX_ROWS)
+        return;
+    row *r = &rows[n_rows++];
+    snprintf(r->op, sizeof r->op, "%.31s", op);
+    snprintf(r->dtype, sizeof r->dtype, "%.23s", dtype);
+    snprintf(r->peer, sizeof r->peer, "%.39s", peer ? peer : "");
+    r->bytes = bytes;
+    r->gbs = gbs;
+    r->copy_gbs = copy_gbs;
+    r->peer_gbs = peer_gbs;
+}
+
+/* The CLBlast routine measured beside a bicl op, if any. */
+static const row *peer_of(const row *r)
+{
+    static const char *const pairs[][3] = {{"add", "f32->f32", "clblast_axpy"},
+                                           {"scale", "f32->f32", "clblast_scal"},
+                                           {"mul", "f32->f32", "clblast_had"},
+                                           {"copy4", "f32", "clblast_copy"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
+        if (strcmp(r->op, pairs[i][0]) || strcmp(r->dtype, pairs[i][1]))
+            continue;
+        for (int j = 0; j < n_rows; ++j)
+            if (rows[j].bytes == r->bytes && !strcmp(rows[j].op, pairs[i][2]))
+                return &rows[j];
+    }
+    return NULL;
+}
+
+static void print_rows(void)
+{
+    printf("\n| op | dtype | buffer MiB | GB/s | copy GB/s | vs copy | CLBlast peer | peer GB/s | "
+           "vs peer |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < n_rows; ++i) {
+        row *r = &rows[i];
+        const row *p = peer_of(r);
+        printf("| %s | %s | %.0f | %.1f | %.1f | %.2f | ", r->op, r->dtype,
+               (double)r->bytes / 1048576.0, r->gbs, r->copy_gbs, r->gbs / r->copy_gbs);
+        if (p)
+            printf("%s | %.1f | %.2f |\n", p->op, p->gbs, r->gbs / p->gbs);
+        else
+            printf("%s | - | - |\n", r->peer[0] ? r->peer : "-");
+    }
+}
+
+static void write_json(FILE *f, const char *device, const char *fp, double lat_op, double lat_empty,
+                       double lat_rope, double host_us)
+{
+    fprintf(f, "{\n  \"device\": \"%s\",\n  \"fingerprint_hash\": \"%s\",\n  \"results\": [\n",
+            device, fp);
+    for (int i = 0; i < n_rows; ++i) {
+        row *r = &rows[i];
+        fprintf(
+            f,
+            "    {\"op\": \"%s\", \"dtype\": \"%s\", \"buffer_bytes\": %zu, \"gbs\": %.3f, "
+            "\"copy_gbs\": %.3f, \"ratio_copy\": %.4f, \"peer\": \"%s\", \"peer_gbs\": %.3f}%s\n",
+            r->op, r->dtype, r->bytes, r->gbs, r->copy_gbs, r->gbs / r->copy_gbs, r->peer,
+            r->peer_gbs, i + 1 < n_rows ? "," : "");
+    }
+    fprintf(f,
+            "  ],\n  \"latency_us\": {\"silu_1x4096\": %.3f, \"rope_1_token\": %.3f, \"empty\": "
+            "%.3f},\n  \"host_overhead_us_per_call\": %.3f\n}\n",
+            lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, host_us);
+}
+
+/* GB/s vs buffer size for each op against the copy line. */
+static void write_svg(const char *path, const size_t *sizes, int n_sizes)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    const int W = 900, H = 520, L = 70, B = 60;
+    double gmax = 1;
+    for (int i = 0; i < n_rows; ++i)
+        gmax = fmax(gmax, fmax(rows[i].gbs, rows[i].copy_gbs));
+    fprintf(f,
+            "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+            "font-family='sans-serif' font-size='11'>\n<rect width='100%%' height='100%%' "
+            "fill='white'/>\n",
+            W + 220, H);
+    fprintf(f, "<text x='%d' y='20'>bicl-bench: GB/s vs buffer size (dashed: copy kernel)</text>\n",
+            L);
+    double lx0 = log2((double)sizes[0]), lx1 = log2((double)sizes[n_sizes - 1]);
+    if (lx1 <= lx0)
+        lx1 = lx0 + 1;
+#define XP(s) (L + (log2((double)(s)) - lx0) / (lx1 - lx0) * (W - L - 20))
+#define YP(g) (H - B - (g) / gmax * (H - B - 40))
+    fprintf(f, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n", L, H - B, W - 20, H - B);
+    fprintf(f, "<line x1='%d' y1='40' x2='%d' y2='%d' stroke='black'/>\n", L, L, H - B);
+    for (int s = 0; s < n_sizes; ++s)
+        fprintf(f, "<text x='%.0f' y='%d'>%.0fM</text>\n", XP(sizes[s]) - 10, H - B + 15,
+                (double)sizes[s] / 1048576.0);
+    for (int g = 0; g <= 4; ++g)
+        fprintf(f, "<text x='5' y='%.0f'>%.0f</text>\n", YP(gmax * g / 4), gmax * g / 4);
+    static const char *colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    int series = 0;
+    for (int i = 0; i < n_rows; ++i) {
+        if (rows[i].peer[0] && strcmp(rows[i].peer, "-") != 0 && rows[i].gbs == 0)
+            continue;
+        bool first = true;
+        for (int j = 0; j < i; ++j)
+            if (!strcmp(rows[j].op, rows[i].op) && !strcmp(rows[j].dtype, rows[i].dtype))
+                first = false;
+        if (!first)
+            continue;
+        const char *col = colors[series % 10];
+        fprintf(f, "<polyline fill='none' stroke='%s' points='", col);
+        for (int j = i; j < n_rows; ++j)
+            if (!strcmp(rows[j].op, rows[i].op) && !strcmp(rows[j].dtype, rows[i].dtype))
+                fprintf(f, "%.1f,%.1f ", XP(rows[j].bytes), YP(rows[j].gbs));
+        fprintf(f, "'/>\n<text x='%d' y='%d' fill='%s'>%s %s</text>\n", W - 10, 50 + 14 * series,
+                col, rows[i].op, rows[i].dtype);
+        ++series;
+    }
+    fprintf(f, "<polyline fill='none' stroke='black' stroke-dasharray='6,4' points='");
+    for (int i = 0; i < n_rows; ++i)
+        if (!strcmp(rows[i].op, ops[0].name))
+            fprintf(f, "%.1f,%.1f ", XP(rows[i].bytes), YP(rows[i].copy_gbs));
+    fprintf(f, "'/>\n</svg>\n");
+#undef XP
+#undef YP
+    fclose(f);
+}
+
+/* ------------------------------------------------------------- latency */
+
+static double wall_once(bench *b, op_fn fn, size_t n, void *arg)
+{
+    double t[64];
+    int reps = b->reps < 64 ? b->reps : 64;
+    for (int i = -2; i < reps; ++i) {
+        double t0 = now_s();
+        cl_event ev = NULL;
+        if (fn(b, b->sets[0], n, arg, &ev) != BICL_SUCCESS)
+            die("latency op", BICL_ERR_OPENCL);
+        clWaitForEvents(1, &ev);
+        clReleaseEvent(ev);
+        if (i >= 0)
+            t[i] = now_s() - t0;
+    }
+    return median(t, reps);
+}
+
+static bicl_status run_empty(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    (void)buf;
+    (void)n;
+    (void)arg;
+    size_t g = 1;
+    cl_int err = clEnqueueNDRangeKernel(b->q, b->empty, 1, NULL, &g, NULL, 0, NULL, ev);
+    return err == CL_SUCCESS ? BICL_SUCCESS : bicl_fail_cl(err, "empty");
+}
+
+/* Host time to enqueue one decode-sized silu, without waiting (median of batches). */
+static double host_overhead_us(bench *b)
+{
+    static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
+    double t[9];
+    for (int r = 0; r < 9; ++r) {
+        double t0 = now_s();
+        for (int i = 0; i < 200; ++i)
+            if (run_op(b, b->sets[0], 4096, (void *)&silu, NULL) != BICL_SUCCESS)
+                die("overhead", BICL_ERR_OPENCL);
+        t[r] = (now_s() - t0) / 200 * 1e6;
+        clFinish(b->q);
+    }
+    return median(t, 9);
+}
+
+/* ------------------------------------------------------------- start-up */
+
+/* Child: time from process start to the first finished op (a bf16 silu: the unary
+ * program is the largest), with whatever caches the environment gives. */
+static int first_op_main(const char *spec)
+{
+    double t0 = now_s();
+    bicl_context *ctx = NULL;
+    bicl_status st = bicl_context_create_default(spec, NULL, &ctx);
+    if (st != BICL_SUCCESS)
+        die("context", st);
+    cl_int err;
+    cl_context cl = bicl_context_cl_context(ctx);
+    cl_command_queue q = clCreateCommandQueue(cl, bicl_context_device(ctx), 0, &err);
+    cl_mem x = clCreateBuffer(cl, CL_MEM_READ_WRITE, 8192, NULL, &err);
+    cl_mem y = clCreateBuffer(cl, CL_MEM_READ_WRITE, 8192, NULL, &err);
+    bicl_tensor tx = vec(x, BICL_BF16, 4096), ty = vec(y, BICL_BF16, 4096);
+    double t1 = now_s();
+    st = bicl_unary(ctx, q, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL);
+    if (st != BICL_SUCCESS)
+        die("first op", st);
+    clFinish(q);
+    double t2 = now_s();
+    bicl_cache_stats cs;
+    bicl_context_cache_stats(ctx, &cs);
+    printf("%.6f %.6f %lu %lu\n", t1 - t0, t2 - t0, cs.disk_hits, cs.programs_built);
+    return 0;
+}
+
+static int run_child(const char *self, const char *spec, const char *cache, int cold, double *ctx_s,
+                     double *total_s, unsigned long *hits)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "%s BICL_CACHE_DIR='%s' POCL_CACHE_DIR='%s/pocl' '%s' --first-op --device '%s'",
+             cold ? "CUDA_CACHE_DISABLE=1" : "", cache, cache, self, spec ? spec : "");
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    unsigned long built = 0;
+    int n = fscanf(p, "%lf %lf %lu %lu", ctx_s, total_s, hits, &built);
+    int rc = pclose(p);
+    return n == 4 && rc == 0 ? 0 : -1;
+}
+
+static int startup_main(const char *self, const char *spec)
+{
+    char dir[] = "/tmp/bicl-startup-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    printf("start-up to the first finished op (bf16 silu, 4096 elements), each a new process:\n");
+    for (int i = 0; i < 3; ++i) {
+        double c = 0, t = 0;
+        unsigned long hits = 0;
+        bool cold = i == 0;
+        if (run_child(self, spec, dir, cold, &c, &t, &hits) != 0) {
+            printf("child failed\n");
+            return 1;
+        }
+        printf("  %-5s: context %.1f ms, first op done %.1f ms (disk cache hits %lu)\n",
+               cold ? "cold" : "warm", c * 1e3, t * 1e3, hits);
+    }
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return 0;
+}
+
+/* ------------------------------------------------------------- variants */
+
+/* GB/s of a few ops under every variant at one size: the evidence for the platform
+ * profiles (platforms/<vendor>/profile.h). Bits do not change (tests prove it). */
+static void variant_sweep(bench *b, size_t bytes)
+{
+    static const op_spec sweep_ops[] = {
+        {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
+        {"add", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_ADD},
+        {"cast", BICL_F32, BICL_BF16, OP_CAST, 0},
+        {"bias_add", BICL_BF16, BICL_BF16, OP_BIAS, 0},
+    };
+    static const unsigned vws[] = {1, 4, 8}, ipts[] = {1, 2, 4, 8};
+    static const size_t wgs[] = {0, 128, 256, 512};
+    if (bench_alloc(b, bytes, 2) != 0)
+        return;
+    printf("\nvariant sweep at %zu MiB (GB/s; vector width / items per work-item / work-group):\n",
+           bytes >> 20);
+    for (size_t o = 0; o < sizeof sweep_ops / sizeof sweep_ops[0]; ++o) {
+        const op_spec *op = &sweep_ops[o];
+        double best = 0;
+        bicl_variant best_v = {1, 1, 0};
+        printf("%s %s->%s:", op->name, bicl_dtype_name(op->in), bicl_dtype_name(op->out));
+        for (size_t v = 0; v < 3; ++v)
+            for (size_t p = 0; p < 4; ++p)
+                for (size_t w = 0; w < 4; ++w) {
+                    bicl_variant var = {vws[v], ipts[p], wgs[w]};
+                    if (bicl_context_set_variant(b->ctx, &var) != BICL_SUCCESS)
+                        continue;
+                    size_t n = bytes / 4;
+                    double gbs = op_bytes(op, n) / time_op(b, run_op, n, (void *)op) * 1e-9;
+                    printf(" %u/%u/%zu=%.0f", vws[v], ipts[p], wgs[w], gbs);
+                    if (gbs > best) {
+                        best = gbs;
+                        best_v = var;
+                    }
+                }
+        printf("\n  best: %u/%u/%zu at %.1f GB/s\n", best_v.vector_width, best_v.items_per_thread,
+               best_v.work_group_size, best);
+    }
+    bicl_context_set_variant(b->ctx, NULL);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(void)
+{
+    printf("usage: bicl-bench [--device SPEC] [--json FILE] [--svg FILE] [--max-mib N]\n"
+           "                  [--reps N] [--quick] [--variants] | --startup [--device SPEC]\n"
+           "  Bandwidth of each op against a float4 copy kernel and CLBlast, decode latency\n"
+           "  against an empty kernel, host overhead per call; --startup: cold vs warm start.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *spec = NULL, *json = NULL, *svg = NULL;
+    size_t max_mib = 0;
+    int reps = 15, quick = 0, startup = 0, first = 0, variants = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            spec = argv[++i];
+        else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+            json = argv[++i];
+        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+            svg = argv[++i];
+        else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc)
+            max_mib = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--startup"))
+            startup = 1;
+        else if (!strcmp(argv[i], "--first-op"))
+            first = 1;
+        else if (!strcmp(argv[i], "--variants"))
+            variants = 1;
+        else {
+            usage();
+            return strcmp(argv[i], "--help") ? 2 : 0;
+        }
+    }
+    if (first)
+        return first_op_main(spec);
+    if (startup)
+        return startup_main(argv[0], spec);
+    bench b;
+    bench_open(&b, spec);
+    b.reps = quick ? 5 : reps;
+    cl_ulong max_alloc = 0, global = 0;
+    clGetDeviceInfo(b.dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+    clGetDeviceInfo(b.dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+    if (!max_mib)
+        max_mib = quick ? 16 : 1024;
+    size_t cap = (size_t)max_mib << 20;
+    if (cap > max_alloc)
+        cap = (size_t)max_alloc;
+    if (cap * MAX_BUFS * MAX_SETS > global / 10 * 8)
+        cap = (size_t)(global / 10 * 8 / (MAX_BUFS * MAX_SETS));
+    size_t sizes[MAX_SIZES];
+    int n_sizes = 0;
+    for (size_t s = (size_t)4 << 20; s <= cap && n_sizes < MAX_SIZES; s *= 4)
+        sizes[n_sizes++] = s;
+    if (n_sizes == 0 || sizes[n_sizes - 1] != cap)
+        sizes[n_sizes++] = cap & ~(size_t)0xffff;
+    char dev_name[256] = "";
+    clGetDeviceInfo(b.dev, CL_DEVICE_NAME, sizeof dev_name, dev_name, NULL);
+    printf("device: %s\nprofile: %s\nfingerprint hash: %016llx\n", dev_name,
+           bicl_context_profile(b.ctx), (unsigned long long)bicl_fingerprint_hash(b.ctx));
+    for (int s = 0; s < n_sizes; ++s) {
+        size_t bytes = sizes[s];
+        if (bench_alloc(&b, bytes, MAX_SETS) != 0 && bench_alloc(&b, bytes, 2) != 0) {
+            printf("cannot allocate %zu MiB sets; stopping\n", bytes >> 20);
+            break;
+        }
+        /* the copy kernel moves the whole buffer: bytes read + bytes written */
+        double tc = time_op(&b, run_copy4, bytes / 4, NULL);
+        double copy_gbs = 2.0 * (double)bytes / tc * 1e-9;
+        add_row("copy4", "f32", bytes, copy_gbs, copy_gbs, NULL, 0);
+        for (size_t o = 0; o < N_OPS; ++o) {
+            size_t n = bytes / 4; /* elements: every operand fits a buffer */
+            double t = time_op(&b, run_op, n, (void *)&ops[o]);
+            char dt[24];
+            snprintf(dt, sizeof dt, "%s->%s", bicl_dtype_name(ops[o].in),
+                     bicl_dtype_name(ops[o].out));
+            add_row(ops[o].name, dt, bytes, op_bytes(&ops[o], n) / t * 1e-9, copy_gbs, NULL, 0);
+        }
+#ifdef BICL_HAVE_CLBLAST
+        for (size_t i = 0; i < sizeof blas / sizeof blas[0]; ++i) {
+            size_t n = bytes / 4;
+            double t = time_op(&b, run_blas, n, (void *)blas[i].name);
+            char nm[40];
+            snprintf(nm, sizeof nm, "clblast_%.30s", blas[i].name);
+            add_row(nm, "f32", bytes, blas[i].bytes_per_elem * (double)n / t * 1e-9, copy_gbs,
+                    blas[i].peer_of, 0);
+        }
+#endif
+        { /* RoPE, llama3 table, 32 q + 8 k heads x 128, bf16 in place */
+            size_t tokens = bytes / (32 * 128 * 2);
+            rope_arg r = {llama_plan(&b, 8192), tokens, positions(&b, tokens, 8192)};
+            double t = time_op(&b, run_rope, 0, &r);
+            double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
+            add_row("rope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
+            clReleaseMemObject(r.pos);
+            bicl_rope_plan_free(r.plan);
+        }
+        fprintf(stderr, "  %zu MiB done\n", bytes >> 20);
+    }
+    print_rows();
+    if (variants)
+        variant_sweep(&b, sizes[n_sizes - 1]);
+    /* decode-sized latency on small buffers */
+    bench_alloc(&b, (size_t)1 << 20, 1);
+    static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
+    double lat_op = wall_once(&b, run_op, 4096, (void *)&silu);
+    double lat_empty = wall_once(&b, run_empty, 0, NULL);
+    rope_arg r1 = {llama_plan(&b, 8192), 1, positions(&b, 1, 8192)};
+    double lat_rope = wall_once(&b, run_rope, 0, &r1);
+    double dev_op = time_op(&b, run_op, 4096, (void *)&silu);
+    double dev_empty = time_op(&b, run_empty, 0, NULL);
+    double host_us = host_overhead_us(&b);
+    printf("\ndecode latency, enqueue to completion (median of %d):\n"
+           "  silu bf16 1x4096: %.1f us   rope 1 token (32q + 8k heads x 128): %.1f us   "
+           "empty kernel: %.1f us\n  ratios to empty: silu %.2f, rope %.2f\n"
+           "  device time: silu %.2f us, empty %.2f us\nhost overhead per call (enqueue, no "
+           "wait): %.2f us\n",
+           b.reps, lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, lat_op / lat_empty,
+           lat_rope / lat_empty, dev_op * 1e6, dev_empty * 1e6, host_us);
+    if (json) {
+        FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
+        char fp[32];
+        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)bicl_fingerprint_hash(b.ctx));
+        if (f) {
+            write_json(f, dev_name, fp, lat_op, lat_empty, lat_rope, host_us);
+            if (f != stdout)
+                fclose(f);
+        }
+    }
+    if (svg)
+        write_svg(svg, sizes, n_sizes);
+    clReleaseMemObject(r1.pos);
+    bicl_rope_plan_free(r1.plan);
+    return 0;
+}

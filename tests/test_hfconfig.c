@@ -1,0 +1,499 @@
+/* test_hfconfig.c - bicl_rope_config_from_hf_json: the five models of the standard
+ * workload from their published config.json files (tests/data/), HF's key variants,
+ * and every kind of malformed input. Needs no OpenCL device. */
+#include "common.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef BICL_TEST_DATA_DIR
+#error "BICL_TEST_DATA_DIR must name tests/data"
+#endif
+
+/* -------------------------------------------------------------- helpers */
+
+static char *read_data_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", BICL_TEST_DATA_DIR, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Bits, not ==, so that 0 and -0 or a NaN would not pass for each other. */
+static void expect_double(const char *model, const char *field, double got, double want)
+{
+    if (memcmp(&got, &want, sizeof got) != 0)
+        fail_msg("%s: %s is %.17g, expected %.17g", model, field, got, want);
+}
+
+static void expect_int(const char *model, const char *field, long got, long want)
+{
+    if (got != want)
+        fail_msg("%s: %s is %ld, expected %ld", model, field, got, want);
+}
+
+static void expect_array(const char *model, const char *field, const double *got,
+                         const double *want, int n)
+{
+    if (!got || !want) {
+        if (got != want)
+            fail_msg("%s: %s is %s, expected %s", model, field, got ? "set" : "NULL",
+                     want ? "set" : "NULL");
+        return;
+    }
+    for (int i = 0; i < n; ++i)
+        if (got[i] != want[i])
+            fail_msg("%s: %s[%d] is %.17g, expected %.17g", model, field, i, got[i], want[i]);
+}
+
+/* Every field of bicl_rope_config, each named on a mismatch. */
+static void expect_config(const char *model, const bicl_rope_config *g, const bicl_rope_config *w)
+{
+    expect_int(model, "struct_size", (long)g->struct_size, (long)w->struct_size);
+    expect_int(model, "head_dim", g->head_dim, w->head_dim);
+    expect_int(model, "rotary_dim", g->rotary_dim, w->rotary_dim);
+    expect_int(model, "style", g->style, w->style);
+    expect_double(model, "theta", g->theta, w->theta);
+    expect_int(model, "type", g->type, w->type);
+    expect_double(model, "factor", g->factor, w->factor);
+    expect_double(model, "low_freq_factor", g->low_freq_factor, w->low_freq_factor);
+    expect_double(model, "high_freq_factor", g->high_freq_factor, w->high_freq_factor);
+    expect_int(model, "original_max_position_embeddings", g->original_max_position_embeddings,
+               w->original_max_position_embeddings);
+    expect_int(model, "max_position_embeddings", g->max_position_embeddings,
+               w->max_position_embeddings);
+    expect_double(model, "beta_fast", g->beta_fast, w->beta_fast);
+    expect_double(model, "beta_slow", g->beta_slow, w->beta_slow);
+    expect_double(model, "mscale", g->mscale, w->mscale);
+    expect_double(model, "mscale_all_dim", g->mscale_all_dim, w->mscale_all_dim);
+    expect_double(model, "attention_factor", g->attention_factor, w->attention_factor);
+    expect_int(model, "truncate", g->truncate, w->truncate);
+    expect_int(model, "seq_len", g->seq_len, w->seq_len);
+    expect_array(model, "long_factor", g->long_factor, w->long_factor, w->rotary_dim / 2);
+    expect_array(model, "short_factor", g->short_factor, w->short_factor, w->rotary_dim / 2);
+    expect_array(model, "freq_factors", g->freq_factors, w->freq_factors, w->rotary_dim / 2);
+    expect_int(model, "angle_mode", g->angle_mode, w->angle_mode);
+}
+
+static void parse_file_and_expect(const char *file, const bicl_rope_config *want)
+{
+    char *text = read_data_file(file);
+    bicl_rope_config got;
+    bicl_status st = bicl_rope_config_from_hf_json(text, &got);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s: %s: %s", file, bicl_status_string(st), bicl_last_error(NULL));
+    expect_config(file, &got, want);
+    assert_int_equal(bicl_rope_config_check(&got), BICL_SUCCESS);
+    bicl_rope_config_release(&got);
+    free(text);
+}
+
+static bicl_rope_config parse_ok(const char *json)
+{
+    bicl_rope_config c;
+    bicl_status st = bicl_rope_config_from_hf_json(json, &c);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s\n  -> %s: %s", json, bicl_status_string(st), bicl_last_error(NULL));
+    return c;
+}
+
+/* ------------------------------------------- the five models (models.json) */
+
+static void test_qwen3_8b(void **state)
+{
+    (void)state;
+    bicl_rope_config w;
+    bicl_rope_config_init(&w, 128, 128);
+    w.theta = 1000000.0;
+    w.max_position_embeddings = 40960;
+    parse_file_and_expect("qwen3_8b.config.json", &w);
+}
+
+/* No head_dim key: 4096 / 32. */
+static void test_llama3_1_8b(void **state)
+{
+    (void)state;
+    bicl_rope_config w;
+    bicl_rope_config_init(&w, 128, 128);
+    w.theta = 500000.0;
+    w.type = BICL_ROPE_LLAMA3;
+    w.factor = 8.0;
+    w.low_freq_factor = 1.0;
+    w.high_freq_factor = 4.0;
+    w.original_max_position_embeddings = 8192;
+    w.max_position_embeddings = 131072;
+    parse_file_and_expect("llama3_1_8b.config.json", &w);
+}
+
+/* head_dim 64 wins over hidden_size / heads (2880 / 64 = 45); truncate false. */
+static void test_gpt_oss_20b(void **state)
+{
+    (void)state;
+    bicl_rope_config w;
+    bicl_rope_config_init(&w, 64, 64);
+    w.theta = 150000.0;
+    w.type = BICL_ROPE_YARN;
+    w.factor = 32.0;
+    w.beta_fast = 32.0;
+    w.beta_slow = 1.0;
+    w.original_max_position_embeddings = 4096;
+    w.max_position_embeddings = 131072;
+    w.truncate = 0;
+    parse_file_and_expect("gpt_oss_20b.config.json", &w);
+}
+
+/* n_embd / n_head, n_positions, rotary_dim, interleaved style. */
+static void test_gptj_6b(void **state)
+{
+    (void)state;
+    bicl_rope_config w;
+    bicl_rope_config_init(&w, 256, 64);
+    w.style = BICL_ROPE_GPTJ;
+    w.theta = 10000.0;
+    w.max_position_embeddings = 2048;
+    parse_file_and_expect("gptj_6b.config.json", &w);
+}
+
+/* 6144 / 64 = 96, int(96 * 0.25) = 24, rotary_emb_base. */
+static void test_gpt_neox_20b(void **state)
+{
+    (void)state;
+    bicl_rope_config w;
+    bicl_rope_config_init(&w, 96, 24);
+    w.theta = 10000.0;
+    w.max_position_embeddings = 2048;
+    parse_file_and_expect("gpt_neox_20b.config.json", &w);
+}
+
+/* ----------------------------------------------------------- HF variants */
+
+static void test_key_variants(void **state)
+{
+    (void)state;
+    /* Legacy "type", and a null head_dim falling back to hidden_size / heads. */
+    bicl_rope_config c = parse_ok("{\"hidden_size\": 2048, \"num_attention_heads\": 16, "
+                                  "\"head_dim\": null, \"rope_scaling\": {\"type\": \"linear\", "
+                                  "\"factor\": 4.0}}");
+    assert_int_equal(c.head_dim, 128);
+    assert_int_equal(c.type, BICL_ROPE_LINEAR);
+    expect_double("linear", "factor", c.factor, 4.0);
+    /* rope_type wins over type, as in HF. */
+    c = parse_ok("{\"head_dim\": 64, \"max_position_embeddings\": 4096, \"rope_scaling\": "
+                 "{\"type\": \"linear\", \"rope_type\": \"dynamic\", \"factor\": 2.0}}");
+    assert_int_equal(c.type, BICL_ROPE_DYNAMIC_NTK);
+    assert_int_equal(c.max_position_embeddings, 4096);
+    assert_int_equal(c.seq_len, 0);
+    /* GPT-NeoX's base name, and partial_rotary_factor (Phi-2: 80 * 0.4 = 32). */
+    c = parse_ok("{\"hidden_size\": 2560, \"num_attention_heads\": 32, \"rotary_emb_base\": "
+                 "20000, \"partial_rotary_factor\": 0.4}");
+    expect_double("neox base", "theta", c.theta, 20000.0);
+    assert_int_equal(c.rotary_dim, 32);
+    /* Falcon-7B: RoPE when alibi is false (4544 / 71 = 64). */
+    c = parse_ok("{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71, "
+                 "\"alibi\": false, \"position_embedding_type\": \"rotary\"}");
+    assert_int_equal(c.head_dim, 64);
+    assert_int_equal(c.style, BICL_ROPE_NEOX);
+    /* rope_theta wins over rotary_emb_base. */
+    c = parse_ok("{\"head_dim\": 64, \"rope_theta\": 5e5, \"rotary_emb_base\": 10000}");
+    expect_double("theta", "theta", c.theta, 500000.0);
+    /* Interleaved model types; everything else is neox. */
+    c = parse_ok("{\"head_dim\": 128, \"model_type\": \"cohere\"}");
+    assert_int_equal(c.style, BICL_ROPE_GPTJ);
+    c = parse_ok("{\"head_dim\": 128, \"model_type\": \"gptjx\"}");
+    assert_int_equal(c.style, BICL_ROPE_NEOX);
+    /* yarn without truncate keeps HF's default (on) and leaves the betas unset. */
+    c = parse_ok("{\"head_dim\": 128, \"rope_theta\": 10000, \"max_position_embeddings\": 32768, "
+                 "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4, \"mscale\": 0.707, "
+                 "\"mscale_all_dim\": 1.0, \"attention_factor\": 1.25}}");
+    assert_int_equal(c.truncate, 1);
+    expect_double("yarn", "beta_fast", c.beta_fast, 0.0);
+    expect_double("yarn", "mscale", c.mscale, 0.707);
+    expect_double("yarn", "mscale_all_dim", c.mscale_all_dim, 1.0);
+    expect_double("yarn", "attention_factor", c.attention_factor, 1.25);
+    assert_int_equal(c.original_max_position_embeddings, 0);
+}
+
+/* Multimodal configs keep the language model in text_config; transformers >= 5 puts
+ * rope_theta and the type in rope_parameters. */
+static void test_nested_configs(void **state)
+{
+    (void)state;
+    bicl_rope_config c = parse_ok(
+        "{\"model_type\": \"gemma3\", \"vision_config\": {\"hidden_size\": 1152, "
+        "\"num_attention_heads\": 16}, \"text_config\": {\"model_type\": \"gemma3_text\", "
+        "\"head_dim\": 256, \"rope_theta\": 1000000.0, \"max_position_embeddings\": 131072, "
+        "\"rope_scaling\": {\"factor\": 8.0, \"rope_type\": \"linear\"}}}");
+    assert_int_equal(c.head_dim, 256);
+    expect_double("text_config", "theta", c.theta, 1000000.0);
+    assert_int_equal(c.type, BICL_ROPE_LINEAR);
+    expect_double("text_config", "factor", c.factor, 8.0);
+    c = parse_ok("{\"head_dim\": 128, \"rope_parameters\": {\"rope_theta\": 1000000.0, "
+                 "\"rope_type\": \"default\", \"partial_rotary_factor\": 0.5}}");
+    expect_double("rope_parameters", "theta", c.theta, 1000000.0);
+    assert_int_equal(c.type, BICL_ROPE_DEFAULT);
+    assert_int_equal(c.rotary_dim, 64);
+}
+
+/* ---------------------------------------------------------------- longrope */
+
+#define LONGROPE_HEAD                                                                              \
+    "{\"model_type\": \"phi3\", \"head_dim\": 8, \"max_position_embeddings\": 131072, "
+
+/* Phi-3: original_max_position_embeddings at the top level makes HF derive factor as
+ * max / original (bicl: factor 0); the arrays are copied and released. */
+static void test_longrope(void **state)
+{
+    (void)state;
+    bicl_rope_config c = parse_ok(
+        LONGROPE_HEAD "\"original_max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": "
+                      "\"longrope\", \"long_factor\": [1.0, 1.5, 2.25, 40], \"short_factor\": "
+                      "[1, 1.0625, 1.125, 1.25]}}");
+    const double lf[] = {1.0, 1.5, 2.25, 40.0}, sf[] = {1.0, 1.0625, 1.125, 1.25};
+    assert_int_equal(c.type, BICL_ROPE_LONGROPE);
+    expect_array("phi3", "long_factor", c.long_factor, lf, 4);
+    expect_array("phi3", "short_factor", c.short_factor, sf, 4);
+    expect_double("phi3", "factor", c.factor, 0.0);
+    assert_int_equal(c.original_max_position_embeddings, 4096);
+    bicl_rope_config_release(&c);
+    assert_null(c.long_factor);
+    assert_null(c.short_factor);
+    bicl_rope_config_release(&c); /* twice is harmless */
+
+    /* Without it, the original length is max_position_embeddings and factor is as given. */
+    c = parse_ok(LONGROPE_HEAD "\"rope_scaling\": {\"rope_type\": \"longrope\", \"factor\": 2.0, "
+                               "\"attention_factor\": 1.1, \"long_factor\": [1, 1, 1, 1], "
+                               "\"short_factor\": [1, 1, 1, 1]}}");
+    assert_int_equal(c.original_max_position_embeddings, 131072);
+    expect_double("longrope", "factor", c.factor, 2.0);
+    expect_double("longrope", "attention_factor", c.attention_factor, 1.1);
+    bicl_rope_config_release(&c);
+}
+
+/* release frees only what the parser allocated: an engine's own arrays survive (freeing
+ * a stack array here would abort the test), also while parsed arrays are alive. */
+static void test_release_leaves_engine_arrays(void **state)
+{
+    (void)state;
+    bicl_rope_config parsed =
+        parse_ok(LONGROPE_HEAD "\"rope_scaling\": {\"rope_type\": \"longrope\", \"factor\": 2, "
+                               "\"long_factor\": [1, 2, 3, 4], \"short_factor\": [4, 3, 2, 1]}}");
+    double mine[2] = {1.0, 2.0};
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, 4, 4);
+    c.long_factor = mine;
+    c.short_factor = mine;
+    bicl_rope_config_release(&c);
+    assert_null(c.long_factor);
+    assert_null(c.short_factor);
+    expect_double("engine", "mine[1]", mine[1], 2.0);
+    /* The parsed arrays are intact and still released normally. */
+    const double lf[] = {1, 2, 3, 4};
+    expect_array("parsed", "long_factor", parsed.long_factor, lf, 4);
+    bicl_rope_config_release(&parsed);
+    bicl_rope_config_release(NULL);
+}
+
+/* ---------------------------------------------------------- malformed input */
+
+typedef struct bad_case {
+    const char *json;
+    const char *detail; /* must appear in bicl_last_error() */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"{\"head_dim\": 128,", "not valid JSON (line 1"},
+    {"{\"head_dim\": 128}\n}", "not valid JSON (line 2"},
+    {"[128]", "top level must be an object"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24]}}",
+     "rope_scaling.type \"mrope\" is not supported"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"su\"}}",
+     "rope_scaling.rope_type \"su\""},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": 3}}",
+     "rope_scaling.rope_type must be a string"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"factor\": 2.0}}",
+     "rope_scaling.rope_type is missing"},
+    {"{\"head_dim\": 128, \"rope_scaling\": \"linear\"}", "rope_scaling must be an object"},
+    {"{\"head_dim\": 128, \"rope_theta\": \"1e6\"}", "rope_theta must be a number"},
+    {"{\"head_dim\": 128, \"rope_theta\": 1e999}", "rope_theta must be finite"},
+    {"{\"head_dim\": 128, \"rope_theta\": -10000}", "rope_theta must be > 0"},
+    {"{\"head_dim\": 128, \"rope_theta\": true}", "rope_theta must be a number"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 0}}",
+     "rope_scaling.factor must be > 0"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"linear\"}}",
+     "rope_scaling.factor is required"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+     "\"low_freq_factor\": 1, \"original_max_position_embeddings\": 8192}}",
+     "rope_scaling.high_freq_factor is required"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+     "\"low_freq_factor\": 4, \"high_freq_factor\": 1, \"original_max_position_embeddings\": "
+     "8192}}",
+     "high_freq_factor must be > low_freq_factor"},
+    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+     "\"low_freq_factor\": 1, \"high_freq_factor\": 4}}",
+     "rope_scaling.original_max_position_embeddings is required"},
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 0.5}}",
+     "rope_scaling.factor must be >= 1 for yarn"},
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+     "\"truncate\": \"false\"}}",
+     "rope_scaling.truncate must be true or false"},
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+     "\"beta_fast\": -1}}",
+     "rope_scaling.beta_fast must be >= 0"},
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+     "\"attention_factor\": 0}}",
+     "rope_scaling.attention_factor must be > 0"},
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+     "\"original_max_position_embeddings\": 4096.5}}",
+     "rope_scaling.original_max_position_embeddings must be a whole number"},
+    /* yarn needs a length: neither original_max_position_embeddings nor the max. */
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32}}",
+     "original_max_position_embeddings / max_position_embeddings"},
+    {"{\"head_dim\": 64, \"rope_theta\": 1.0, \"max_position_embeddings\": 4096, "
+     "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32}}",
+     "theta"},
+    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}}",
+     "max_position_embeddings is required by dynamic"},
+    {"{\"head_dim\": 128, \"max_position_embeddings\": -1}",
+     "max_position_embeddings must be a whole number"},
+    {"{\"head_dim\": 128, \"max_position_embeddings\": 3e9}",
+     "max_position_embeddings must be a whole number"},
+    {"{\"rope_theta\": 10000}", "head_dim is absent"},
+    {"{\"hidden_size\": 4096}", "head_dim is absent"},
+    {"{\"hidden_size\": 4097, \"num_attention_heads\": 32}",
+     "hidden_size is not a multiple of num_attention_heads"},
+    {"{\"head_dim\": \"128\"}", "head_dim must be a number"},
+    {"{\"head_dim\": 96, \"rotary_pct\": 1.5}", "rotary_pct must be in (0, 1]"},
+    {"{\"head_dim\": 96, \"partial_rotary_factor\": 0}", "partial_rotary_factor must be > 0"},
+    {"{\"head_dim\": 96, \"partial_rotary_factor\": 0.01}",
+     "partial_rotary_factor gives rotary_dim 0"},
+    {"{\"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 63}", "rotary_dim gives rotary_dim 63"},
+    {"{\"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 512}", "rotary_dim gives rotary_dim 512"},
+    {"{\"head_dim\": 128, \"model_type\": 7}", "model_type must be a string"},
+    /* Not RoPE, or RoPE on a layout the config cannot express. */
+    {"{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71, "
+     "\"alibi\": true}",
+     "alibi is true"},
+    {"{\"hidden_size\": 768, \"num_attention_heads\": 12, \"position_embedding_type\": "
+     "\"absolute\"}",
+     "position_embedding_type is not rotary"},
+    {"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128, "
+     "\"qk_rope_head_dim\": 64, \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 40}}",
+     "qk_rope_head_dim (multi-head latent attention) is not supported"},
+    {"{\"head_dim\": 64, \"rope_interleave\": true}", "rope_interleave is not supported"},
+    {"{\"text_config\": [1]}", "text_config must be an object"},
+    {"{\"text_config\": {\"head_dim\": 64, \"rope_theta\": \"x\"}}",
+     "text_config.rope_theta must be a number"},
+    {LONGROPE_HEAD
+     "\"rope_scaling\": {\"rope_type\": \"longrope\", \"long_factor\": [1, 1, 1, 1]}}",
+     "rope_scaling.short_factor is required"},
+    {LONGROPE_HEAD "\"rope_scaling\": {\"rope_type\": \"longrope\", \"long_factor\": [1, 1, 1], "
+                   "\"short_factor\": [1, 1, 1, 1]}}",
+     "rope_scaling.long_factor has 3 entries (rotary_dim / 2 = 4)"},
+    {LONGROPE_HEAD "\"rope_scaling\": {\"rope_type\": \"longrope\", \"long_factor\": [1, 1, 1, 1], "
+                   "\"short_factor\": [1, -1, 1, 1]}}",
+     "rope_scaling.short_factor[1] must be a finite number > 0"},
+    {LONGROPE_HEAD "\"rope_scaling\": {\"rope_type\": \"longrope\", \"long_factor\": {\"a\": 1}, "
+                   "\"short_factor\": [1, 1, 1, 1]}}",
+     "rope_scaling.long_factor must be an array"},
+};
+
+/* Each bad input: BICL_ERR_INVALID_CONFIG, the detail names the key, and *cfg holds no
+ * allocation (a half-parsed longrope must not leak or leave dangling arrays). */
+static void test_malformed(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i) {
+        bicl_rope_config c;
+        bicl_status st = bicl_rope_config_from_hf_json(bad_cases[i].json, &c);
+        const char *err = bicl_last_error(NULL);
+        if (st != BICL_ERR_INVALID_CONFIG)
+            fail_msg("case %zu %s\n  -> %s (%s), expected BICL_ERR_INVALID_CONFIG", i,
+                     bad_cases[i].json, bicl_status_string(st), err);
+        if (!strstr(err, bad_cases[i].detail))
+            fail_msg("case %zu %s\n  -> detail \"%s\" lacks \"%s\"", i, bad_cases[i].json, err,
+                     bad_cases[i].detail);
+        assert_null(c.long_factor);
+        assert_null(c.short_factor);
+        assert_int_equal(c.head_dim, 0);
+    }
+}
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    bicl_rope_config c;
+    assert_int_equal(bicl_rope_config_from_hf_json(NULL, &c), BICL_ERR_NULL_POINTER);
+    assert_int_equal(bicl_rope_config_from_hf_json("{}", NULL), BICL_ERR_NULL_POINTER);
+}
+
+/* ------------------------------------------------------------ threads */
+
+/* Parses from several threads at once: every thread gets its own result and its own
+ * last-error detail, and the list of parser-owned arrays stays consistent. */
+static void *parse_many(void *arg)
+{
+    long id = (long)(intptr_t)arg;
+    for (int i = 0; i < 300; ++i) {
+        bicl_rope_config c;
+        if ((i + id) % 2) {
+            bicl_status st = bicl_rope_config_from_hf_json(
+                LONGROPE_HEAD "\"rope_scaling\": {\"rope_type\": \"longrope\", \"factor\": 2, "
+                              "\"long_factor\": [1, 2, 3, 4], \"short_factor\": [4, 3, 2, 1]}}",
+                &c);
+            if (st != BICL_SUCCESS || c.long_factor[3] != 4.0 || c.short_factor[0] != 4.0)
+                return (void *)1;
+            bicl_rope_config_release(&c);
+        } else {
+            bicl_status st = bicl_rope_config_from_hf_json("{\"head_dim\": ", &c);
+            if (st != BICL_ERR_INVALID_CONFIG || !strstr(bicl_last_error(NULL), "not valid JSON"))
+                return (void *)1;
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    pthread_t t[4];
+    for (long i = 0; i < 4; ++i)
+        assert_int_equal(pthread_create(&t[i], NULL, parse_many, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < 4; ++i) {
+        void *r = NULL;
+        pthread_join(t[i], &r);
+        assert_null(r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_qwen3_8b),
+        cmocka_unit_test(test_llama3_1_8b),
+        cmocka_unit_test(test_gpt_oss_20b),
+        cmocka_unit_test(test_gptj_6b),
+        cmocka_unit_test(test_gpt_neox_20b),
+        cmocka_unit_test(test_key_variants),
+        cmocka_unit_test(test_nested_configs),
+        cmocka_unit_test(test_longrope),
+        cmocka_unit_test(test_release_leaves_engine_arrays),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
