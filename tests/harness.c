@@ -966,23 +966,38 @@ static run_case variant_case(size_t layout_index, int variant, size_t i)
     return (run_case){layout_index, variant, OFFSET_SPREAD, (unsigned)(i % 8)};
 }
 
+/* vw1 ipt1 wg64: the variant of the layout and offset cases of an op with
+ * HARNESS_OP_FEW_VARIANTS. A fixed work-group size needs one kernel build per kernel,
+ * where the driver's choice may follow every layout's size (PoCL builds each). */
+#define FEW_BASE_VARIANT 1
+
+static int base_variant(unsigned op_flags, const int *variants, size_t n_variants)
+{
+    for (size_t k = 0; (op_flags & HARNESS_OP_FEW_VARIANTS) && k < n_variants; ++k)
+        if (variants[k] == FEW_BASE_VARIANT)
+            return FEW_BASE_VARIANT;
+    return -1;
+}
+
 /* Canonical layouts first (they define the bits), then the other layouts, then
  * eight offset cases on the packed layout, then the variants: on every layout, or on the
- * packed layout only (quick). */
-static size_t schedule(const harness_config *cfg, const layout *L, const int *variants,
-                       size_t n_variants, run_case *out)
+ * packed layout only (quick, or an op with HARNESS_OP_FEW_VARIANTS), or none (both). */
+static size_t schedule(const harness_config *cfg, unsigned op_flags, const layout *L,
+                       const int *variants, size_t n_variants, run_case *out)
 {
+    bool few = (op_flags & HARNESS_OP_FEW_VARIANTS) != 0;
+    int base_v = base_variant(op_flags, variants, n_variants);
     size_t n = 0, packed = 0;
     for (size_t l = 0; l < N_LAYOUTS; ++l) {
         if (L[l].n_calls)
-            out[n++] = (run_case){l, -1, OFFSET_ZERO, 0};
+            out[n++] = (run_case){l, base_v, OFFSET_ZERO, 0};
         if (strcmp(L[l].name, "packed") == 0)
             packed = l;
     }
     for (unsigned base = 1; base <= 8; ++base) /* every operand meets every offset 0..7 */
-        out[n++] = (run_case){packed, -1, OFFSET_SPREAD, base};
-    for (size_t k = 0; k < n_variants; ++k) {
-        if (cfg->quick) {
+        out[n++] = (run_case){packed, base_v, OFFSET_SPREAD, base};
+    for (size_t k = 0; k < n_variants && !(few && cfg->quick); ++k) {
+        if (cfg->quick || few) {
             out[n++] = variant_case(packed, variants[k], k);
             continue;
         }
@@ -1059,7 +1074,7 @@ int harness_check_op(const harness_env *env, const harness_op *op, const harness
     }
     int variants[N_VARIANTS];
     size_t n_variants = accepted_variants(env->ctx, variants);
-    size_t n_cases = schedule(cfg, L, variants, n_variants, cases);
+    size_t n_cases = schedule(cfg, op->flags, L, variants, n_variants, cases);
     run_cases(env, d, L, cases, n_cases, cfg, rep);
     bicl_context_set_variant(env->ctx, NULL);
     for (int s = 0; hashes && s < SET_COUNT; ++s)

@@ -97,10 +97,16 @@ typedef struct harness_op harness_op;
 enum {
     /* The op needs contiguous rows: skip the layout with a row pitch. */
     HARNESS_OP_CONTIGUOUS_ROWS = 1u << 0,
+    /* A configuration that runs the same kernel template as a sibling without this flag
+     * (another dtype or parameter of the same op family): every layout and the offset
+     * cases run with one fixed variant (vw1 ipt1 wg64) instead of the profile's, and
+     * the other variants on the packed layout only in a full run, not at all with
+     * --quick. Keeps bicl-check within its time budget (kernel builds dominate it). */
+    HARNESS_OP_FEW_VARIANTS = 1u << 1,
 };
 
 /* How to run one op with fixed dtypes and parameters. To add an op, fill one of these
- * in harness_ops.c and list it there (see the cast adapters). */
+ * in harness_ops.c and add it to the registry there. */
 struct harness_op {
     const char *name;  /* the op, one word: "cast", "silu", "rope" */
     const char *dtype; /* dtype label, one word: "f32->f16", "bf16" */

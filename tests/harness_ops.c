@@ -1,23 +1,265 @@
 /* harness_ops.c - the op adapters the harness runs, and their registry.
  *
+ * Every public op that is batch-invariant per token has adapters here: casts, the unary
+ * activations, the gated units (two tensors and fused), the binary family, scales and
+ * biases, residual add, the mask fills, RoPE for every model of ../shared/models.json and
+ * the position-id builders. One adapter is one dtype configuration of one op; the
+ * registry (at the end) makes them from the tables of each family.
+ *
+ * Oracles (relation A) evaluate the formula of docs/numerics.md with MPFR at
+ * HARNESS_ORACLE_PREC bits: every transcendental exactly, every rounding that the
+ * formula itself writes (`round(...)`: to f32, or to a storage dtype) as a correct
+ * rounding, then the harness rounds the value to the output's dtype. The value is first
+ * rounded to f32 (oracle_finish): numerics.md defines every output as its f32 value
+ * rounded to the storage dtype, so a narrow output is graded against the f32 formula.
+ *
  * To add an op: write its run (the public API on a harness_call), reference (the
  * bicl_ref_* function on one token) and, when an exact value is known, oracle (MPFR)
- * functions, then list one adapter per dtype configuration in `ops` below. Then add
- * its golden hashes: bicl-check --golden tests/golden/golden.txt --op NAME. */
+ * functions, then add its configurations in the registry below. Then add its golden
+ * hashes: bicl-check --golden tests/golden/golden.txt --op NAME. */
 #include "harness.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Odd, so that rows end inside vectors and the scalar tail of a call crosses rows. */
+#define FEATURES 37
+#define PREC     HARNESS_ORACLE_PREC
+
+/* ================================================================ helpers */
+
+typedef struct dtype_pair {
+    bicl_dtype in, out;
+} dtype_pair;
+
+static const bicl_dtype float_dtypes[3] = {BICL_F32, BICL_F16, BICL_BF16};
+
+/* The configurations every op runs in: same-dtype storage and a bf16 model with f32
+ * outputs. */
+static const dtype_pair std_pairs[] = {
+    {BICL_F32, BICL_F32}, {BICL_BF16, BICL_BF16}, {BICL_F16, BICL_F16}, {BICL_BF16, BICL_F32}};
+#define N_STD_PAIRS (sizeof std_pairs / sizeof std_pairs[0])
+
+/* The value of element e of a row of dtype (exact; NaN for NaNs). */
+static double value_at(bicl_dtype dtype, const void *row, size_t e)
+{
+    size_t es = bicl_dtype_size(dtype);
+    uint64_t bits = 0;
+    memcpy(&bits, (const unsigned char *)row + e * es, es);
+    return harness_decode(dtype, bits);
+}
+
+static void set_value(mpfr_ptr r, double v)
+{
+    if (isnan(v))
+        mpfr_set_nan(r);
+    else
+        mpfr_set_d(r, v, MPFR_RNDN);
+}
+
+/* r = r correctly rounded to dtype (subnormals, overflow to inf): one `round` of a
+ * formula. */
+static void round_to(bicl_dtype dtype, mpfr_ptr r)
+{
+    set_value(r, harness_decode(dtype, harness_round_to_bits(dtype, r)));
+}
+
+/* The last step of every oracle: the f32 value that numerics.md defines the output from
+ * (the harness then rounds it to the output's storage dtype). */
+static int oracle_finish(mpfr_ptr exact)
+{
+    round_to(BICL_F32, exact);
+    return 0;
+}
+
+static int oracle_nan(mpfr_ptr exact)
+{
+    mpfr_set_nan(exact);
+    return 0;
+}
+
+/* Operand views. harness_view gives [rows, features]; some ops want a vector. */
+static bicl_tensor in_view(const harness_op *op, const harness_call *call, int i)
+{
+    return harness_view(op, call, false, i);
+}
+
+static bicl_tensor out_view(const harness_op *op, const harness_call *call, int j)
+{
+    return harness_view(op, call, true, j);
+}
+
+/* [1, F] of a shared operand as the rank-1 vector [F]. */
+static bicl_tensor shared_vector(bicl_tensor t)
+{
+    t.rank = 1;
+    t.shape[0] = t.shape[1];
+    t.stride[0] = t.stride[1];
+    return t;
+}
+
+/* [rows, 1] of a one-feature operand as the rank-1 column [rows]. */
+static bicl_tensor row_column(bicl_tensor t)
+{
+    t.rank = 1;
+    return t;
+}
+
+/* A small device buffer holding host data, for index arrays an adapter derives from the
+ * layout. The caller releases it after enqueueing (OpenCL keeps it while in use). */
+static cl_mem host_buffer(const harness_call *call, const void *data, size_t bytes)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(bicl_context_cl_context(call->ctx),
+                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)data, &err);
+    return err == CL_SUCCESS ? m : NULL;
+}
+
+/* ============================================================ exact formulas */
+
+/* r = f(x) for a non-NaN x, exactly (to PREC bits); r and x are distinct. */
+typedef void (*exact_fn)(mpfr_ptr r, mpfr_srcptr x);
+
+/* r = x * g; an infinite x times a zero g is the limit, a signed zero (x sigmoid(a x) and
+ * x Phi(x) at x = -inf, numerics.md). */
+static void mul_limit(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr g)
+{
+    if (mpfr_inf_p(x) && mpfr_zero_p(g))
+        mpfr_set_zero(r, mpfr_signbit(x) != mpfr_signbit(g) ? -1 : 1);
+    else
+        mpfr_mul(r, x, g, MPFR_RNDN);
+}
+
+/* r = 1 / (1 + e^-z) */
+static void exact_sigmoid(mpfr_ptr r, mpfr_srcptr z)
+{
+    mpfr_t t;
+    mpfr_init2(t, PREC);
+    mpfr_neg(t, z, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_add_ui(t, t, 1, MPFR_RNDN);
+    mpfr_ui_div(r, 1, t, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
+/* r = x * sigmoid(z) */
+static void exact_x_sigmoid(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr z)
+{
+    mpfr_t s;
+    mpfr_init2(s, PREC);
+    exact_sigmoid(s, z);
+    mul_limit(r, x, s);
+    mpfr_clear(s);
+}
+
+/* r = x * sigmoid(a x), a a float constant (the product a x exact). */
+static void exact_x_sigmoid_ax(mpfr_ptr r, mpfr_srcptr x, float a)
+{
+    mpfr_t z;
+    mpfr_init2(z, PREC);
+    mpfr_mul_d(z, x, (double)a, MPFR_RNDN);
+    exact_x_sigmoid(r, x, z);
+    mpfr_clear(z);
+}
+
+static void exact_relu(mpfr_ptr r, mpfr_srcptr x)
+{
+    if (mpfr_sgn(x) > 0)
+        mpfr_set(r, x, MPFR_RNDN);
+    else
+        mpfr_set_zero(r, 1);
+}
+
+static void exact_relu2(mpfr_ptr r, mpfr_srcptr x)
+{
+    exact_relu(r, x);
+    mpfr_sqr(r, r, MPFR_RNDN);
+}
+
+static void exact_silu(mpfr_ptr r, mpfr_srcptr x)
+{
+    exact_x_sigmoid_ax(r, x, 1.0f);
+}
+
+static void exact_gelu_quick(mpfr_ptr r, mpfr_srcptr x)
+{
+    exact_x_sigmoid_ax(r, x, 1.702f);
+}
+
+static void exact_tanh(mpfr_ptr r, mpfr_srcptr x)
+{
+    mpfr_tanh(r, x, MPFR_RNDN);
+}
+
+/* Below this, |x Phi(x)| < phi(x) < 2^-160 (Mills' ratio: Phi(x) < phi(x) / |x|), beyond
+ * every format's smallest subnormal. */
+#define GELU_TINY_BELOW (-15.0)
+
+/* x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2. For x < 0, 1 + erf(-t) = 1 - erf(t)
+ * cancels about 1.45 t^2 bits (erfc(t) ~ e^-t^2): erf is evaluated with that many bits
+ * more (MPFR's erfc is slower there). Below GELU_TINY_BELOW any value in (-2^-160, 0)
+ * rounds alike in every format: -2^-200 stands for it (the limit -0 at x = -inf). */
+static void exact_gelu(mpfr_ptr r, mpfr_srcptr x)
+{
+    if (mpfr_cmp_d(x, GELU_TINY_BELOW) <= 0) {
+        mpfr_set_si_2exp(r, -1, -200, MPFR_RNDN);
+        return;
+    }
+    double t = mpfr_get_d(x, MPFR_RNDN) / sqrt(2.0); /* > -10.7 */
+    mpfr_t p;
+    mpfr_init2(p, PREC + (t < 0.0 ? (mpfr_prec_t)(1.45 * t * t) + 8 : 0));
+    mpfr_sqrt_ui(p, 2, MPFR_RNDN);
+    mpfr_div(p, x, p, MPFR_RNDN);
+    mpfr_erf(p, p, MPFR_RNDN);
+    mpfr_add_ui(p, p, 1, MPFR_RNDN);
+    mpfr_div_2ui(p, p, 1, MPFR_RNDN);
+    mpfr_mul(r, x, p, MPFR_RNDN);
+    mpfr_clear(p);
+}
+
+/* 0.5 x (1 + tanh(c (x + d x^3))) = x sigmoid(2c (x + d x^3)), c and d the float values
+ * 0.7978845608f and 0.044715f. */
+static void exact_gelu_tanh(mpfr_ptr r, mpfr_srcptr x)
+{
+    mpfr_t z;
+    mpfr_init2(z, PREC);
+    mpfr_pow_ui(z, x, 3, MPFR_RNDN);
+    mpfr_mul_d(z, z, (double)0.044715f, MPFR_RNDN);
+    mpfr_add(z, z, x, MPFR_RNDN);
+    mpfr_mul_d(z, z, 2.0 * (double)0.7978845608f, MPFR_RNDN);
+    exact_x_sigmoid(r, x, z);
+    mpfr_clear(z);
+}
+
+#define SOFTCAP 30.0f
+
+/* cap tanh(x / cap) */
+static void exact_softcap(mpfr_ptr r, mpfr_srcptr x)
+{
+    mpfr_div_d(r, x, (double)SOFTCAP, MPFR_RNDN);
+    mpfr_tanh(r, r, MPFR_RNDN);
+    mpfr_mul_d(r, r, (double)SOFTCAP, MPFR_RNDN);
+}
+
+/* r = f(v) rounded to f32, NaN for a NaN v. */
+static int oracle_apply(exact_fn f, double v, mpfr_ptr exact)
+{
+    if (isnan(v))
+        return oracle_nan(exact);
+    mpfr_t x;
+    mpfr_init2(x, PREC);
+    set_value(x, v);
+    f(exact, x);
+    mpfr_clear(x);
+    return oracle_finish(exact);
+}
 
 /* ===================================================================== cast */
 
-/* Odd, so that rows end inside vectors and the scalar tail of a call crosses rows. */
-#define CAST_FEATURES 37
-
 static bicl_status cast_run(const harness_op *op, const harness_call *call)
 {
-    bicl_tensor x = harness_view(op, call, false, 0);
-    bicl_tensor y = harness_view(op, call, true, 0);
+    bicl_tensor x = in_view(op, call, 0), y = out_view(op, call, 0);
     return bicl_cast(call->ctx, call->queue, &x, &y, 0, NULL, NULL);
 }
 
@@ -36,40 +278,1171 @@ static int cast_oracle(const harness_op *op, void *state, int32_t position, cons
     (void)state;
     (void)position;
     (void)out_index;
-    size_t es = bicl_dtype_size(op->in[0].dtype);
-    uint64_t bits = 0;
-    memcpy(&bits, (const unsigned char *)in[0] + element * es, es);
-    double v = harness_decode(op->in[0].dtype, bits);
-    if (isnan(v))
-        mpfr_set_nan(exact);
-    else
-        mpfr_set_d(exact, v, MPFR_RNDN);
+    set_value(exact, value_at(op->in[0].dtype, in[0], element));
     return 0;
 }
 
-#define CAST_OP(X, Y, LABEL)                                                                       \
-    {                                                                                              \
-        .name = "cast", .dtype = LABEL, .n_in = 1, .n_out = 1,                                     \
-        .in = {{"x", X, CAST_FEATURES, false}}, .out = {{"y", Y, CAST_FEATURES, false}},           \
-        .run = cast_run, .reference = cast_reference, .oracle = cast_oracle, .ulp_limit = 0,       \
+/* ==================================================================== unary */
+
+typedef struct unary_def {
+    const char *name;
+    bicl_unary_op op;
+    exact_fn exact;
+    unsigned ulp_limit;
+} unary_def;
+
+/* Limits: 0 for the exactly rounded ops, 1 for the functions, 2 for the composites
+ * (docs/contract.md). */
+static const unary_def unary_defs[] = {
+    {"relu", BICL_UNARY_RELU, exact_relu, 0},
+    {"relu2", BICL_UNARY_RELU2, exact_relu2, 0},
+    {"silu", BICL_UNARY_SILU, exact_silu, 2},
+    {"sigmoid", BICL_UNARY_SIGMOID, exact_sigmoid, 1},
+    {"tanh", BICL_UNARY_TANH, exact_tanh, 1},
+    {"gelu", BICL_UNARY_GELU, exact_gelu, 2},
+    {"gelu_tanh", BICL_UNARY_GELU_TANH, exact_gelu_tanh, 2},
+    {"gelu_quick", BICL_UNARY_GELU_QUICK, exact_gelu_quick, 2},
+    {"softcap", BICL_UNARY_SOFTCAP, exact_softcap, 2},
+};
+
+static bicl_status unary_run(const harness_op *op, const harness_call *call)
+{
+    const unary_def *def = op->params;
+    bicl_unary_params p = {SOFTCAP};
+    bicl_tensor x = in_view(op, call, 0), y = out_view(op, call, 0);
+    return bicl_unary(call->ctx, call->queue, def->op, &p, &x, &y, 0, NULL, NULL);
+}
+
+static bicl_status unary_reference(const harness_op *op, void *state, int32_t position,
+                                   const void *const *in, void *const *out)
+{
+    (void)state;
+    (void)position;
+    const unary_def *def = op->params;
+    bicl_unary_params p = {SOFTCAP};
+    return bicl_ref_unary(def->op, &p, op->in[0].dtype, in[0], op->out[0].dtype, out[0],
+                          op->in[0].features);
+}
+
+static int unary_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                        int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)state;
+    (void)position;
+    (void)out_index;
+    const unary_def *def = op->params;
+    return oracle_apply(def->exact, value_at(op->in[0].dtype, in[0], element), exact);
+}
+
+/* ====================================================================== glu */
+
+#define OAI_ALPHA 1.702f /* gpt-oss, ../shared/models.json */
+#define OAI_LIMIT 7.0f
+
+/* A gated unit: the activation, how gate and up are stored, and the rounding of the
+ * activation. act_exact is NULL for swiglu_oai, which is one formula. */
+typedef struct glu_def {
+    const char *name;
+    bicl_glu_act act;
+    int round_act_to_storage;
+    int fused; /* 0: gate and up are two tensors; 1: one tensor in `layout` */
+    bicl_glu_layout layout;
+    exact_fn act_exact;
+    unsigned ulp_limit;
+} glu_def;
+
+static const glu_def glu_defs[] = {
+    {"swiglu", BICL_GLU_SWIGLU, 0, 0, BICL_GLU_HALVES, exact_silu, 2},
+    {"swiglu_round", BICL_GLU_SWIGLU, 1, 0, BICL_GLU_HALVES, exact_silu, 2},
+    {"geglu", BICL_GLU_GEGLU, 0, 0, BICL_GLU_HALVES, exact_gelu, 2},
+    {"geglu_round", BICL_GLU_GEGLU, 1, 0, BICL_GLU_HALVES, exact_gelu, 2},
+    {"geglu_tanh", BICL_GLU_GEGLU_TANH, 0, 0, BICL_GLU_HALVES, exact_gelu_tanh, 2},
+    {"geglu_tanh_round", BICL_GLU_GEGLU_TANH, 1, 0, BICL_GLU_HALVES, exact_gelu_tanh, 2},
+    {"reglu", BICL_GLU_REGLU, 0, 0, BICL_GLU_HALVES, exact_relu, 0},
+    {"reglu_round", BICL_GLU_REGLU, 1, 0, BICL_GLU_HALVES, exact_relu, 0},
+    {"swiglu_oai", BICL_GLU_SWIGLU_OAI, 0, 0, BICL_GLU_HALVES, NULL, 2},
+    {"swiglu_halves", BICL_GLU_SWIGLU, 0, 1, BICL_GLU_HALVES, exact_silu, 2},
+    {"swiglu_interleaved", BICL_GLU_SWIGLU, 0, 1, BICL_GLU_INTERLEAVED, exact_silu, 2},
+    {"swiglu_oai_interleaved", BICL_GLU_SWIGLU_OAI, 0, 1, BICL_GLU_INTERLEAVED, NULL, 2},
+};
+
+static bicl_glu_params glu_params(const glu_def *def)
+{
+    bicl_glu_params p = {OAI_ALPHA, OAI_LIMIT, def->round_act_to_storage};
+    return p;
+}
+
+static bicl_status glu_run(const harness_op *op, const harness_call *call)
+{
+    const glu_def *def = op->params;
+    bicl_glu_params p = glu_params(def);
+    bicl_tensor y = out_view(op, call, 0), x = in_view(op, call, 0);
+    if (def->fused)
+        return bicl_glu_fused(call->ctx, call->queue, def->act, &p, def->layout, &x, &y, 0, NULL,
+                              NULL);
+    bicl_tensor up = in_view(op, call, 1);
+    return bicl_glu(call->ctx, call->queue, def->act, &p, &x, &up, &y, 0, NULL, NULL);
+}
+
+/* Element e of gate and of up in the inputs of one token. */
+static void glu_pair_index(const harness_op *op, size_t e, size_t *gate, size_t *up)
+{
+    const glu_def *def = op->params;
+    size_t f = op->out[0].features;
+    *gate = !def->fused ? e : def->layout == BICL_GLU_HALVES ? e : 2 * e;
+    *up = !def->fused ? e : def->layout == BICL_GLU_HALVES ? f + e : 2 * e + 1;
+}
+
+static const void *glu_up_row(const harness_op *op, const void *const *in)
+{
+    const glu_def *def = op->params;
+    return def->fused ? in[0] : in[1];
+}
+
+/* gate and up gathered into two rows (undoing a fused layout), then bicl_ref_glu. */
+static bicl_status glu_reference(const harness_op *op, void *state, int32_t position,
+                                 const void *const *in, void *const *out)
+{
+    (void)state;
+    (void)position;
+    const glu_def *def = op->params;
+    bicl_glu_params p = glu_params(def);
+    bicl_dtype dt = op->in[0].dtype;
+    size_t f = op->out[0].features, es = bicl_dtype_size(dt);
+    unsigned char *gate = malloc(f * es), *up = malloc(f * es);
+    bicl_status st = BICL_ERR_OUT_OF_HOST_MEMORY;
+    if (gate && up) {
+        for (size_t e = 0; e < f; ++e) {
+            size_t g, u;
+            glu_pair_index(op, e, &g, &u);
+            memcpy(gate + e * es, (const unsigned char *)in[0] + g * es, es);
+            memcpy(up + e * es, (const unsigned char *)glu_up_row(op, in) + u * es, es);
+        }
+        st = bicl_ref_glu(def->act, &p, dt, gate, up, op->out[0].dtype, out[0], f);
     }
+    free(gate);
+    free(up);
+    return st;
+}
+
+/* gpt-oss: (clamp(up, -limit, limit) + 1) * g * sigmoid(alpha g), g = min(gate, limit),
+ * rounded once. */
+static void exact_swiglu_oai(mpfr_ptr r, mpfr_srcptr gate, mpfr_srcptr up)
+{
+    mpfr_t g, u;
+    mpfr_inits2(PREC, g, u, (mpfr_ptr)0);
+    mpfr_set(g, gate, MPFR_RNDN);
+    if (mpfr_cmp_d(g, (double)OAI_LIMIT) > 0)
+        mpfr_set_d(g, (double)OAI_LIMIT, MPFR_RNDN);
+    mpfr_set(u, up, MPFR_RNDN);
+    if (mpfr_cmp_d(u, -(double)OAI_LIMIT) < 0)
+        mpfr_set_d(u, -(double)OAI_LIMIT, MPFR_RNDN);
+    if (mpfr_cmp_d(u, (double)OAI_LIMIT) > 0)
+        mpfr_set_d(u, (double)OAI_LIMIT, MPFR_RNDN);
+    mpfr_add_ui(u, u, 1, MPFR_RNDN);
+    exact_x_sigmoid_ax(r, g, OAI_ALPHA);
+    mpfr_mul(r, u, r, MPFR_RNDN);
+    mpfr_clears(g, u, (mpfr_ptr)0);
+}
+
+/* a = round(act(gate)) (to f32, then to gate's dtype when asked), then round(a * up). */
+static void exact_glu(const harness_op *op, mpfr_ptr r, mpfr_srcptr gate, mpfr_srcptr up)
+{
+    const glu_def *def = op->params;
+    if (!def->act_exact) {
+        exact_swiglu_oai(r, gate, up);
+        return;
+    }
+    mpfr_t a;
+    mpfr_init2(a, PREC);
+    def->act_exact(a, gate);
+    round_to(BICL_F32, a);
+    if (def->round_act_to_storage)
+        round_to(op->in[0].dtype, a);
+    mpfr_mul(r, a, up, MPFR_RNDN);
+    mpfr_clear(a);
+}
+
+static int glu_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                      int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)state;
+    (void)position;
+    (void)out_index;
+    size_t gi, ui;
+    glu_pair_index(op, element, &gi, &ui);
+    double g = value_at(op->in[0].dtype, in[0], gi);
+    double u = value_at(op->in[0].dtype, glu_up_row(op, in), ui);
+    if (isnan(g) || isnan(u))
+        return oracle_nan(exact);
+    mpfr_t gate, up;
+    mpfr_inits2(PREC, gate, up, (mpfr_ptr)0);
+    set_value(gate, g);
+    set_value(up, u);
+    exact_glu(op, exact, gate, up);
+    mpfr_clears(gate, up, (mpfr_ptr)0);
+    return oracle_finish(exact);
+}
+
+/* =================================================================== binary */
+
+#define AXPBY_ALPHA 0.5f
+#define AXPBY_BETA  -2.0f
+#define SCALE       0.125f
+
+enum { BIN_AXPBY = BICL_BINARY_COUNT_ }; /* after add, sub, mul */
+
+/* y = a op b: add, sub, mul, axpby on full shapes; bias_add and scale_channels with b a
+ * per-feature vector (one row for the whole batch, a `shared` operand). */
+typedef struct binary_def {
+    const char *name;
+    int code; /* bicl_binary_op or BIN_AXPBY */
+    bool shared_b;
+    bicl_status (*call)(const harness_call *call, int code, const bicl_tensor *a,
+                        const bicl_tensor *b, const bicl_tensor *y);
+} binary_def;
+
+static bicl_status call_binary(const harness_call *c, int code, const bicl_tensor *a,
+                               const bicl_tensor *b, const bicl_tensor *y)
+{
+    return bicl_binary(c->ctx, c->queue, (bicl_binary_op)code, a, b, y, 0, NULL, NULL);
+}
+
+static bicl_status call_axpby(const harness_call *c, int code, const bicl_tensor *a,
+                              const bicl_tensor *b, const bicl_tensor *y)
+{
+    (void)code;
+    return bicl_axpby(c->ctx, c->queue, AXPBY_ALPHA, a, AXPBY_BETA, b, y, 0, NULL, NULL);
+}
+
+static bicl_status call_bias_add(const harness_call *c, int code, const bicl_tensor *a,
+                                 const bicl_tensor *b, const bicl_tensor *y)
+{
+    (void)code;
+    bicl_tensor bias = shared_vector(*b);
+    return bicl_bias_add(c->ctx, c->queue, a, &bias, y, 0, NULL, NULL);
+}
+
+static bicl_status call_scale_channels(const harness_call *c, int code, const bicl_tensor *a,
+                                       const bicl_tensor *b, const bicl_tensor *y)
+{
+    (void)code;
+    bicl_tensor s = shared_vector(*b);
+    return bicl_scale_channels(c->ctx, c->queue, a, &s, y, 0, NULL, NULL);
+}
+
+static const binary_def binary_defs[] = {
+    {"add", BICL_BINARY_ADD, false, call_binary},
+    {"sub", BICL_BINARY_SUB, false, call_binary},
+    {"mul", BICL_BINARY_MUL, false, call_binary},
+    {"axpby", BIN_AXPBY, false, call_axpby},
+    {"bias_add", BICL_BINARY_ADD, true, call_bias_add},
+    {"scale_channels", BICL_BINARY_MUL, true, call_scale_channels},
+};
+
+static bicl_status binary_run(const harness_op *op, const harness_call *call)
+{
+    const binary_def *def = op->params;
+    bicl_tensor a = in_view(op, call, 0), b = in_view(op, call, 1), y = out_view(op, call, 0);
+    return def->call(call, def->code, &a, &b, &y);
+}
+
+static bicl_status binary_reference(const harness_op *op, void *state, int32_t position,
+                                    const void *const *in, void *const *out)
+{
+    (void)state;
+    (void)position;
+    const binary_def *def = op->params;
+    bicl_dtype a = op->in[0].dtype, b = op->in[1].dtype, y = op->out[0].dtype;
+    size_t n = op->out[0].features;
+    if (def->code == BIN_AXPBY)
+        return bicl_ref_axpby(AXPBY_ALPHA, a, in[0], AXPBY_BETA, b, in[1], y, out[0], n);
+    return bicl_ref_binary((bicl_binary_op)def->code, a, in[0], b, in[1], y, out[0], n);
+}
+
+/* axpby: round(round(alpha a) + round(beta b)). */
+static void exact_axpby(mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr b)
+{
+    mpfr_t t;
+    mpfr_init2(t, PREC);
+    mpfr_mul_d(t, b, (double)AXPBY_BETA, MPFR_RNDN);
+    round_to(BICL_F32, t);
+    mpfr_mul_d(r, a, (double)AXPBY_ALPHA, MPFR_RNDN);
+    round_to(BICL_F32, r);
+    mpfr_add(r, r, t, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
+static void exact_binary(int code, mpfr_ptr r, mpfr_srcptr a, mpfr_srcptr b)
+{
+    switch (code) {
+    case BICL_BINARY_ADD:
+        mpfr_add(r, a, b, MPFR_RNDN);
+        break;
+    case BICL_BINARY_SUB:
+        mpfr_sub(r, a, b, MPFR_RNDN);
+        break;
+    case BICL_BINARY_MUL:
+        mpfr_mul(r, a, b, MPFR_RNDN);
+        break;
+    default:
+        exact_axpby(r, a, b);
+    }
+}
+
+/* r = a op b of two values, NaN when either is NaN (inf - inf, 0 * inf: MPFR's NaN). */
+static int oracle_binary(int code, double av, double bv, mpfr_ptr exact)
+{
+    if (isnan(av) || isnan(bv))
+        return oracle_nan(exact);
+    mpfr_t a, b;
+    mpfr_inits2(PREC, a, b, (mpfr_ptr)0);
+    set_value(a, av);
+    set_value(b, bv);
+    exact_binary(code, exact, a, b);
+    mpfr_clears(a, b, (mpfr_ptr)0);
+    return oracle_finish(exact);
+}
+
+static int binary_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                         int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)state;
+    (void)position;
+    (void)out_index;
+    const binary_def *def = op->params;
+    return oracle_binary(def->code, value_at(op->in[0].dtype, in[0], element),
+                         value_at(op->in[1].dtype, in[1], element), exact);
+}
+
+/* ---------------------------------------------------------------- scale */
+
+static bicl_status scale_run(const harness_op *op, const harness_call *call)
+{
+    bicl_tensor x = in_view(op, call, 0), y = out_view(op, call, 0);
+    return bicl_scale(call->ctx, call->queue, SCALE, &x, &y, 0, NULL, NULL);
+}
+
+static bicl_status scale_reference(const harness_op *op, void *state, int32_t position,
+                                   const void *const *in, void *const *out)
+{
+    (void)state;
+    (void)position;
+    return bicl_ref_scale(SCALE, op->in[0].dtype, in[0], op->out[0].dtype, out[0],
+                          op->out[0].features);
+}
+
+static int scale_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                        int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)state;
+    (void)position;
+    (void)out_index;
+    return oracle_binary(BICL_BINARY_MUL, value_at(op->in[0].dtype, in[0], element), (double)SCALE,
+                         exact);
+}
+
+/* --------------------------------------------------------- residual add */
+
+/* Inputs residual (f32), x; outputs residual_out (f32) = round(residual + x) and y, the
+ * same value in y's dtype. */
+static bicl_status residual_run(const harness_op *op, const harness_call *call)
+{
+    bicl_tensor r = in_view(op, call, 0), x = in_view(op, call, 1);
+    bicl_tensor ro = out_view(op, call, 0), y = out_view(op, call, 1);
+    return bicl_residual_add(call->ctx, call->queue, &r, &x, &ro, &y, 0, NULL, NULL);
+}
+
+static bicl_status residual_reference(const harness_op *op, void *state, int32_t position,
+                                      const void *const *in, void *const *out)
+{
+    (void)state;
+    (void)position;
+    return bicl_ref_residual_add(in[0], op->in[1].dtype, in[1], out[0], op->out[1].dtype, out[1],
+                                 op->out[0].features);
+}
+
+static int residual_oracle(const harness_op *op, void *state, int32_t position,
+                           const void *const *in, int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)state;
+    (void)position;
+    (void)out_index; /* both outputs hold round(residual + x) */
+    return oracle_binary(BICL_BINARY_ADD, value_at(BICL_F32, in[0], element),
+                         value_at(op->in[1].dtype, in[1], element), exact);
+}
+
+/* ==================================================================== masks */
+
+#define MASK_FILL    (-INFINITY)
+#define LENGTHS_FILL (-10000.123f) /* rounds in f16 and bf16 */
+
+/* y = mask != 0 ? fill : x, mask [rows, F] of u8 or i32 (in[1]). */
+static bicl_status mask_run(const harness_op *op, const harness_call *call)
+{
+    bicl_tensor x = in_view(op, call, 0), m = in_view(op, call, 1), y = out_view(op, call, 0);
+    return bicl_mask_fill(call->ctx, call->queue, &x, &m, MASK_FILL, &y, 0, NULL, NULL);
+}
+
+/* y[c] = c >= length ? fill : x[c], one i32 length per token (in[1], [rows]). */
+static bicl_status lengths_run(const harness_op *op, const harness_call *call)
+{
+    bicl_tensor x = in_view(op, call, 0), y = out_view(op, call, 0);
+    bicl_tensor len = row_column(in_view(op, call, 1));
+    return bicl_mask_fill_lengths(call->ctx, call->queue, &x, &len, LENGTHS_FILL, &y, 0, NULL,
+                                  NULL);
+}
+
+/* Whether element e of a token is filled, by the mask or by the length. */
+static bool mask_selects(const harness_op *op, const void *const *in, size_t e)
+{
+    bool lengths = op->in[1].features == 1;
+    double m = value_at(op->in[1].dtype, in[1], lengths ? 0 : e);
+    return lengths ? (double)e >= m : m != 0.0;
+}
+
+static float mask_fill_value(const harness_op *op)
+{
+    return op->in[1].features == 1 ? LENGTHS_FILL : MASK_FILL;
+}
+
+static bicl_status mask_reference(const harness_op *op, void *state, int32_t position,
+                                  const void *const *in, void *const *out)
+{
+    (void)state;
+    (void)position;
+    size_t n = op->out[0].features;
+    uint8_t select[FEATURES];
+    if (n > FEATURES)
+        return BICL_ERR_SHAPE_MISMATCH;
+    for (size_t e = 0; e < n; ++e)
+        select[e] = mask_selects(op, in, e);
+    return bicl_ref_mask_fill(op->in[0].dtype, in[0], select, mask_fill_value(op), op->out[0].dtype,
+                              out[0], n);
+}
+
+/* The fill value, or x's value (a NaN stays a NaN). */
+static int mask_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                       int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)state;
+    (void)position;
+    (void)out_index;
+    bool filled = mask_selects(op, in, element);
+    set_value(exact,
+              filled ? (double)mask_fill_value(op) : value_at(op->in[0].dtype, in[0], element));
+    return oracle_finish(exact);
+}
+
+/* Element i of a stream of random words (splitmix64's finaliser). */
+static uint32_t random_word(uint64_t seed, size_t i)
+{
+    uint64_t x = seed + 0x9e3779b97f4a7c15ull * (i + 1);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return (uint32_t)((x ^ (x >> 31)) >> 32);
+}
+
+/* x: the default inputs; u8 masks too (zeros, ones and any byte); i32 masks: half zeros,
+ * half any word; lengths: -2 .. FEATURES + 2 (none, some and all elements filled). */
+static void mask_input_fill(const harness_op *op, int operand, int32_t position, void *out,
+                            size_t n, uint64_t seed)
+{
+    (void)position;
+    bicl_dtype dt = op->in[operand].dtype;
+    if (dt != BICL_I32) {
+        harness_fill_default(dt, out, n, seed);
+        return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t r = random_word(seed, i);
+        int32_t v = op->in[operand].features == 1 ? (int32_t)(r % (FEATURES + 5)) - 2
+                    : (r & 1u)                    ? 0
+                                                  : (int32_t)r;
+        memcpy((char *)out + 4 * i, &v, 4);
+    }
+}
+
+/* ===================================================================== rope */
+
+/* One model of ../shared/models.json (the models' published config values). */
+typedef struct rope_model {
+    const char *name;
+    int head_dim, rotary_dim;
+    int hq, hk; /* heads in the harness: GQA models 4 q + 2 k, MHA models 2 + 2 */
+    bicl_rope_style style;
+    double theta;
+    bicl_rope_type type;
+    double factor, low, high, beta_fast, beta_slow;
+    int original_max, max_pos, truncate;
+} rope_model;
+
+static const rope_model rope_models[] = {
+    {"qwen3_8b", 128, 128, 4, 2, BICL_ROPE_NEOX, 1000000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
+     40960, 1},
+    {"llama3_1_8b", 128, 128, 4, 2, BICL_ROPE_NEOX, 500000.0, BICL_ROPE_LLAMA3, 8.0, 1.0, 4.0, 0, 0,
+     8192, 131072, 1},
+    {"gpt_oss_20b", 64, 64, 4, 2, BICL_ROPE_NEOX, 150000.0, BICL_ROPE_YARN, 32.0, 0, 0, 32.0, 1.0,
+     4096, 131072, 0},
+    {"gptj_6b", 256, 64, 2, 2, BICL_ROPE_GPTJ, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0, 2048,
+     1},
+    {"gpt_neox_20b", 96, 24, 2, 2, BICL_ROPE_NEOX, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
+     2048, 1},
+};
+#define N_ROPE_MODELS (sizeof rope_models / sizeof rope_models[0])
+
+/* Positions the table source covers: the prompts and decode steps up to 131071; the
+ * long-context tokens beyond it run with the inline source only. */
+#define ROPE_TABLE_POSITIONS 131072
+
+typedef struct rope_def {
+    const rope_model *model;
+    bicl_rope_angle_mode mode;
+    bicl_rope_source source;
+} rope_def;
+
+#define MAX_HALF 128
+
+typedef struct rope_state {
+    bicl_rope_plan *plan;
+    double inv[MAX_HALF], attn;
+    int32_t cached; /* position of c[] and s[], -1: none */
+    float c[MAX_HALF], s[MAX_HALF];
+} rope_state;
+
+static bicl_rope_config rope_config(const rope_def *def)
+{
+    const rope_model *m = def->model;
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, m->head_dim, m->rotary_dim);
+    c.style = m->style;
+    c.theta = m->theta;
+    c.type = m->type;
+    c.factor = m->factor;
+    c.low_freq_factor = m->low;
+    c.high_freq_factor = m->high;
+    c.beta_fast = m->beta_fast;
+    c.beta_slow = m->beta_slow;
+    c.original_max_position_embeddings = m->original_max;
+    c.max_position_embeddings = m->max_pos;
+    c.truncate = m->truncate;
+    c.angle_mode = def->mode;
+    return c;
+}
+
+static bicl_status rope_setup(const harness_op *op, bicl_context *ctx, void **state)
+{
+    const rope_def *def = op->params;
+    if (!ctx)
+        return BICL_ERR_NULL_POINTER; /* a plan lives in a context */
+    if (def->model->rotary_dim / 2 > MAX_HALF)
+        return BICL_ERR_INVALID_CONFIG;
+    rope_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return BICL_ERR_OUT_OF_HOST_MEMORY;
+    bicl_rope_config c = rope_config(def);
+    int table = def->source == BICL_ROPE_SOURCE_TABLE ? ROPE_TABLE_POSITIONS : 0;
+    bicl_status st = bicl_rope_plan_create(ctx, &c, table, 0, &s->plan);
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_plan_inv_freq(s->plan, s->inv, (size_t)c.rotary_dim / 2, &s->attn);
+    if (st != BICL_SUCCESS) {
+        bicl_rope_plan_free(s->plan);
+        free(s);
+        return st;
+    }
+    s->cached = -1;
+    *state = s;
+    return BICL_SUCCESS;
+}
+
+static void rope_teardown(const harness_op *op, void *state)
+{
+    (void)op;
+    rope_state *s = state;
+    if (s)
+        bicl_rope_plan_free(s->plan);
+    free(s);
+}
+
+/* Operand `index` as [B, S, H, head_dim] (rank 4) for a padded batch, or
+ * [T, H, head_dim] (rank 3) for a single row of tokens. */
+static bicl_tensor head_view(const harness_op *op, const harness_call *call, bool output, int index)
+{
+    const rope_def *def = op->params;
+    bicl_tensor v = harness_view(op, call, output, index);
+    size_t d = (size_t)def->model->head_dim, h = v.shape[1] / d;
+    ptrdiff_t row = v.stride[0];
+    if (call->batch > 1) {
+        v.rank = 4;
+        v.shape[0] = call->batch;
+        v.shape[1] = call->seq;
+        v.shape[2] = h;
+        v.shape[3] = d;
+        v.stride[0] = row * (ptrdiff_t)call->seq;
+        v.stride[1] = row;
+    } else {
+        v.rank = 3;
+        v.shape[1] = h;
+        v.shape[2] = d;
+    }
+    v.stride[v.rank - 2] = (ptrdiff_t)d;
+    v.stride[v.rank - 1] = 1;
+    return v;
+}
+
+/* The layout's positions: [B, S] or [T], matching head_view. */
+static bicl_tensor positions_view(const harness_call *call)
+{
+    size_t shape[2] = {call->batch, call->seq};
+    if (call->batch > 1)
+        return bicl_tensor_contiguous(call->positions_mem, BICL_I32, 0, 2, shape);
+    return bicl_tensor_contiguous(call->positions_mem, BICL_I32, 0, 1, &call->rows);
+}
+
+/* q and k in one launch, then the plan's out-of-range counter must be clear. */
+static bicl_status rope_run(const harness_op *op, const harness_call *call)
+{
+    const rope_def *def = op->params;
+    rope_state *s = call->state;
+    bicl_tensor pos = positions_view(call);
+    bicl_tensor qi = head_view(op, call, false, 0), ki = head_view(op, call, false, 1);
+    bicl_tensor qo = head_view(op, call, true, 0), ko = head_view(op, call, true, 1);
+    bicl_status st = bicl_rope_apply(call->ctx, call->queue, s->plan, def->source, 0, &pos, &qi,
+                                     &qo, &ki, &ko, 0, NULL, NULL);
+    unsigned bad = 0;
+    int first_bad = 0;
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_errors(call->ctx, call->queue, s->plan, &bad, &first_bad);
+    return st;
+}
+
+static bicl_status rope_reference(const harness_op *op, void *state, int32_t position,
+                                  const void *const *in, void *const *out)
+{
+    const rope_def *def = op->params;
+    rope_state *s = state;
+    size_t d = (size_t)def->model->head_dim;
+    bicl_dtype it = op->in[0].dtype, ot = op->out[0].dtype;
+    bicl_status st = BICL_SUCCESS;
+    for (int j = 0; j < 2 && st == BICL_SUCCESS; ++j)
+        for (size_t h = 0; h < op->in[j].features / d && st == BICL_SUCCESS; ++h)
+            st = bicl_ref_rope_head(s->plan, 0, position, it,
+                                    (const unsigned char *)in[j] + h * d * bicl_dtype_size(it), ot,
+                                    (unsigned char *)out[j] + h * d * bicl_dtype_size(ot));
+    return st;
+}
+
+/* f32 value of v (round to nearest even). */
+static float round_f32(mpfr_ptr v)
+{
+    round_to(BICL_F32, v);
+    return (float)mpfr_get_d(v, MPFR_RNDN);
+}
+
+/* The oracle's cos/sin of every pair at `position`, correctly rounded (MPFR):
+ *   exact mode: RN(cos(pos * inv) * attn), the product pos * inv exact;
+ *   hf mode: a = RN(RN(pos) * RN(inv)) in f32, RN(cos(a)) * RN(attn) in f32. */
+static void rope_cos_sin(const rope_def *def, rope_state *s, int32_t position)
+{
+    if (s->cached == position)
+        return;
+    bool hf = def->mode == BICL_ROPE_ANGLE_HF;
+    float attn_f = (float)s->attn;
+    mpfr_t a, c, sn;
+    mpfr_inits2(PREC, a, c, sn, (mpfr_ptr)0);
+    for (int i = 0; i < def->model->rotary_dim / 2; ++i) {
+        if (hf) {
+            mpfr_set_flt(a, (float)position * (float)s->inv[i], MPFR_RNDN);
+        } else {
+            mpfr_set_d(a, s->inv[i], MPFR_RNDN);
+            mpfr_mul_si(a, a, position, MPFR_RNDN); /* exact */
+        }
+        mpfr_sin_cos(sn, c, a, MPFR_RNDN);
+        if (hf) {
+            s->c[i] = round_f32(c) * attn_f;
+            s->s[i] = round_f32(sn) * attn_f;
+        } else {
+            mpfr_mul_d(c, c, s->attn, MPFR_RNDN);
+            mpfr_mul_d(sn, sn, s->attn, MPFR_RNDN);
+            s->c[i] = round_f32(c);
+            s->s[i] = round_f32(sn);
+        }
+    }
+    mpfr_clears(a, c, sn, (mpfr_ptr)0);
+    s->cached = position;
+}
+
+/* The rotation as numerics.md writes it, for the element `own` of a pair whose other
+ * element is `other`: o0 = round(x0 c) - round(x1 s) for the first element,
+ * o1 = round(x1 c) + round(x0 s) for the second; so round(own c) -/+ round(other s). */
+static void exact_rotation(mpfr_ptr r, double own, double other, float c, float s, bool first)
+{
+    mpfr_t q;
+    mpfr_init2(q, PREC);
+    set_value(r, own);
+    mpfr_mul_d(r, r, (double)c, MPFR_RNDN);
+    round_to(BICL_F32, r);
+    set_value(q, other);
+    mpfr_mul_d(q, q, (double)s, MPFR_RNDN);
+    round_to(BICL_F32, q);
+    if (first)
+        mpfr_sub(r, r, q, MPFR_RNDN);
+    else
+        mpfr_add(r, r, q, MPFR_RNDN);
+    mpfr_clear(q);
+}
+
+static int rope_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                       int out_index, size_t element, mpfr_ptr exact)
+{
+    const rope_def *def = op->params;
+    rope_state *s = state;
+    size_t d = (size_t)def->model->head_dim, half = (size_t)def->model->rotary_dim / 2;
+    size_t base = element / d * d, e = element % d;
+    bicl_dtype dt = op->in[0].dtype;
+    const void *row = in[out_index];
+    if (e >= 2 * half) { /* passes through */
+        set_value(exact, value_at(dt, row, element));
+        return oracle_finish(exact);
+    }
+    bool gptj = def->model->style == BICL_ROPE_GPTJ;
+    size_t pair = gptj ? e / 2 : e % half;
+    bool first = gptj ? e % 2 == 0 : e < half;
+    size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
+    double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
+    if (isnan(own) || isnan(other))
+        return oracle_nan(exact);
+    rope_cos_sin(def, s, position);
+    exact_rotation(exact, own, other, s->c[pair], s->s[pair], first);
+    return oracle_finish(exact);
+}
+
+/* ================================================================ positions */
+
+/* The builders write one i32 per token; they have no inputs: what they read (cu_seqlens,
+ * start offsets, the attention mask) is derived from the layout, as an engine derives
+ * it from its batch. Relation I: a token's position is the same in every layout. */
+
+/* A run of rows holding consecutive tokens of one sample (or padding: start 0). */
+typedef struct row_run {
+    size_t first, count;
+    int32_t start;
+} row_run;
+
+static bool continues_run(const harness_call *call, size_t r)
+{
+    harness_token a = call->tokens[r - 1], b = call->tokens[r];
+    return a.sample == b.sample && (a.sample < 0 || b.token == a.token + 1);
+}
+
+/* Splits rows [first, first + n) into runs; returns their number. */
+static size_t row_runs(const harness_call *call, size_t first, size_t n, row_run *runs)
+{
+    size_t k = 0;
+    for (size_t r = first; r < first + n; ++r) {
+        if (r > first && continues_run(call, r)) {
+            runs[k - 1].count++;
+            continue;
+        }
+        int32_t t = call->tokens[r].sample < 0 ? 0 : call->tokens[r].token;
+        runs[k++] = (row_run){r, 1, t};
+    }
+    return k;
+}
+
+/* [rows, 1] of the output as [b, s] from row `first` on. */
+static bicl_tensor positions_out(const harness_op *op, const harness_call *call, size_t first,
+                                 size_t b, size_t s)
+{
+    bicl_tensor v = out_view(op, call, 0);
+    ptrdiff_t rs = v.stride[0];
+    v.offset += first * (size_t)rs;
+    v.shape[0] = b;
+    v.shape[1] = s;
+    v.stride[0] = rs * (ptrdiff_t)s;
+    v.stride[1] = rs;
+    return v;
+}
+
+/* bicl_positions_packed over the whole call: one sequence per run of rows. */
+static bicl_status packed_run(const harness_op *op, const harness_call *call)
+{
+    row_run runs[HARNESS_MAX_ROWS];
+    int32_t cu[HARNESS_MAX_ROWS + 1] = {0}, start[HARNESS_MAX_ROWS];
+    size_t n = row_runs(call, 0, call->rows, runs), ncu = n + 1;
+    for (size_t k = 0; k < n; ++k) {
+        cu[k + 1] = cu[k] + (int32_t)runs[k].count;
+        start[k] = runs[k].start;
+    }
+    cl_mem cm = host_buffer(call, cu, ncu * sizeof *cu),
+           sm = host_buffer(call, start, n * sizeof *start);
+    bicl_status st = BICL_ERR_OUT_OF_DEVICE_MEMORY;
+    if (cm && sm) {
+        bicl_tensor tc = bicl_tensor_contiguous(cm, BICL_I32, 0, 1, &ncu);
+        bicl_tensor ts = bicl_tensor_contiguous(sm, BICL_I32, 0, 1, &n);
+        bicl_tensor pos = row_column(out_view(op, call, 0));
+        st = bicl_positions_packed(call->ctx, call->queue, &tc, &ts, &pos, 0, NULL, NULL);
+    }
+    if (cm)
+        clReleaseMemObject(cm);
+    if (sm)
+        clReleaseMemObject(sm);
+    return st;
+}
+
+/* bicl_positions_padded on rows [first, first + b * s) as [b, s], the mask being the
+ * layout's valid flags, start[i] the first token of batch row i. */
+static bicl_status padded_call(const harness_op *op, const harness_call *call, size_t first,
+                               size_t b, size_t s, const int32_t *start)
+{
+    size_t shape[2] = {b, s};
+    cl_mem sm = host_buffer(call, start, b * sizeof *start);
+    if (!sm)
+        return BICL_ERR_OUT_OF_DEVICE_MEMORY;
+    bicl_tensor mask = bicl_tensor_contiguous(call->valid_mem, BICL_U8, first, 2, shape);
+    bicl_tensor ts = bicl_tensor_contiguous(sm, BICL_I32, 0, 1, &b);
+    bicl_tensor pos = positions_out(op, call, first, b, s);
+    bicl_status st = bicl_positions_padded(call->ctx, call->queue, &mask, &ts, &pos, 0, NULL, NULL);
+    clReleaseMemObject(sm);
+    return st;
+}
+
+/* The first token of each batch row; false when a row holds more than one sample (a
+ * packed row, which an engine would not give the padded builder). */
+static bool batch_row_starts(const harness_call *call, int32_t *start)
+{
+    for (size_t b = 0; b < call->batch; ++b) {
+        row_run runs[HARNESS_MAX_ROWS];
+        size_t n = row_runs(call, b * call->seq, call->seq, runs), real = 0;
+        start[b] = 0;
+        for (size_t k = 0; k < n; ++k)
+            if (call->tokens[runs[k].first].sample >= 0) {
+                start[b] = runs[k].start;
+                real++;
+            }
+        if (real > 1)
+            return false;
+    }
+    return true;
+}
+
+/* One call on the [B, S] batch; a packed row is split into one [1, len] call per run. */
+static bicl_status padded_run(const harness_op *op, const harness_call *call)
+{
+    int32_t start[HARNESS_MAX_ROWS];
+    if (batch_row_starts(call, start))
+        return padded_call(op, call, 0, call->batch, call->seq, start);
+    row_run runs[HARNESS_MAX_ROWS];
+    size_t n = row_runs(call, 0, call->rows, runs);
+    bicl_status st = BICL_SUCCESS;
+    for (size_t k = 0; k < n && st == BICL_SUCCESS; ++k)
+        st = padded_call(op, call, runs[k].first, 1, runs[k].count, &runs[k].start);
+    return st;
+}
+
+/* The host builders on a one-token batch at `position` (packed: one sequence starting
+ * there; padded: a pad, then the token). */
+static bicl_status packed_reference(const harness_op *op, void *state, int32_t position,
+                                    const void *const *in, void *const *out)
+{
+    (void)op;
+    (void)state;
+    (void)in;
+    const int32_t cu[2] = {0, 1};
+    return bicl_ref_positions_packed(cu, 1, &position, out[0], 1);
+}
+
+static bicl_status padded_reference(const harness_op *op, void *state, int32_t position,
+                                    const void *const *in, void *const *out)
+{
+    (void)op;
+    (void)state;
+    (void)in;
+    const uint8_t mask[2] = {0, 1};
+    int32_t pos[2];
+    bicl_status st = bicl_ref_positions_padded(mask, BICL_U8, 1, 2, &position, pos);
+    memcpy(out[0], &pos[1], sizeof pos[1]);
+    return st;
+}
+
+/* A token's position is its index in its sample (docs/contract.md). */
+static int positions_oracle(const harness_op *op, void *state, int32_t position,
+                            const void *const *in, int out_index, size_t element, mpfr_ptr exact)
+{
+    (void)op;
+    (void)state;
+    (void)in;
+    (void)out_index;
+    (void)element;
+    mpfr_set_si(exact, position, MPFR_RNDN);
+    return 0;
+}
 
 /* ================================================================ registry */
 
-static const harness_op ops[] = {
-    CAST_OP(BICL_F32, BICL_F32, "f32->f32"),     CAST_OP(BICL_F32, BICL_F16, "f32->f16"),
-    CAST_OP(BICL_F32, BICL_BF16, "f32->bf16"),   CAST_OP(BICL_F16, BICL_F32, "f16->f32"),
-    CAST_OP(BICL_F16, BICL_F16, "f16->f16"),     CAST_OP(BICL_F16, BICL_BF16, "f16->bf16"),
-    CAST_OP(BICL_BF16, BICL_F32, "bf16->f32"),   CAST_OP(BICL_BF16, BICL_F16, "bf16->f16"),
-    CAST_OP(BICL_BF16, BICL_BF16, "bf16->bf16"),
-};
+#define MAX_OPS 320
+static harness_op registry[MAX_OPS];
+static char registry_labels[MAX_OPS][32];
+static size_t registry_n;
+
+static void add_op(harness_op op, const char *label)
+{
+    if (registry_n == MAX_OPS) {
+        fprintf(stderr, "harness: more than %d op configurations\n", MAX_OPS);
+        abort();
+    }
+    snprintf(registry_labels[registry_n], sizeof registry_labels[0], "%s", label);
+    op.dtype = registry_labels[registry_n];
+    registry[registry_n++] = op;
+}
+
+static const char *pair_label(char *buf, size_t n, bicl_dtype in, bicl_dtype out)
+{
+    snprintf(buf, n, "%s->%s", bicl_dtype_name(in), bicl_dtype_name(out));
+    return buf;
+}
+
+/* Which configurations run every kernel variant on the profile's layouts: of each kernel
+ * template (cast, unary, glu, binary), the first op in its f32 and bf16 pairs (every
+ * combination of 4- and 2-byte loads and stores; f16 moves like bf16); of the ops with a
+ * template of their own, bf16. The others share a template with one of these and run
+ * with HARNESS_OP_FEW_VARIANTS (harness.h), which keeps bicl-check in its time budget. */
+static bool storage_widths(dtype_pair p)
+{
+    return p.in != BICL_F16 && p.out != BICL_F16;
+}
+
+static bool is_bf16(dtype_pair p)
+{
+    return p.in == BICL_BF16 && p.out == BICL_BF16;
+}
+
+static unsigned variant_flags(bool primary)
+{
+    return primary ? 0u : HARNESS_OP_FEW_VARIANTS;
+}
+
+static harness_operand operand(const char *name, bicl_dtype dtype, size_t features)
+{
+    return (harness_operand){name, dtype, features, false};
+}
+
+/* An op with one input and one output of FEATURES elements. */
+static harness_op one_to_one(const char *name, dtype_pair p)
+{
+    harness_op op = {.name = name, .n_in = 1, .n_out = 1};
+    op.in[0] = operand("x", p.in, FEATURES);
+    op.out[0] = operand("y", p.out, FEATURES);
+    return op;
+}
+
+static void add_casts(void)
+{
+    char label[32];
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            dtype_pair p = {float_dtypes[a], float_dtypes[b]};
+            harness_op op = one_to_one("cast", p);
+            op.run = cast_run;
+            op.reference = cast_reference;
+            op.oracle = cast_oracle;
+            op.flags = variant_flags(storage_widths(p));
+            add_op(op, pair_label(label, sizeof label, p.in, p.out));
+        }
+}
+
+static void add_unary(void)
+{
+    char label[32];
+    for (size_t d = 0; d < sizeof unary_defs / sizeof unary_defs[0]; ++d)
+        for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) {
+                dtype_pair p = {float_dtypes[a], float_dtypes[b]};
+                harness_op op = one_to_one(unary_defs[d].name, p);
+                op.params = &unary_defs[d];
+                op.run = unary_run;
+                op.reference = unary_reference;
+                op.oracle = unary_oracle;
+                op.ulp_limit = unary_defs[d].ulp_limit;
+                op.flags = variant_flags(unary_defs[d].op == BICL_UNARY_SILU && storage_widths(p));
+                add_op(op, pair_label(label, sizeof label, p.in, p.out));
+            }
+}
+
+static void add_glu(void)
+{
+    char label[32];
+    for (size_t d = 0; d < sizeof glu_defs / sizeof glu_defs[0]; ++d)
+        for (size_t k = 0; k < N_STD_PAIRS; ++k) {
+            const glu_def *def = &glu_defs[d];
+            dtype_pair p = std_pairs[k];
+            harness_op op = one_to_one(def->name, p);
+            op.n_in = def->fused ? 1 : 2;
+            op.in[0] =
+                def->fused ? operand("x", p.in, 2 * FEATURES) : operand("gate", p.in, FEATURES);
+            op.in[1] = operand("up", p.in, FEATURES);
+            op.params = def;
+            op.run = glu_run;
+            op.reference = glu_reference;
+            op.oracle = glu_oracle;
+            op.ulp_limit = def->ulp_limit;
+            op.flags = variant_flags(d == 0 && storage_widths(p));
+            add_op(op, pair_label(label, sizeof label, p.in, p.out));
+        }
+}
+
+static void add_binary(void)
+{
+    char label[32];
+    for (size_t d = 0; d < sizeof binary_defs / sizeof binary_defs[0]; ++d)
+        for (size_t k = 0; k < N_STD_PAIRS; ++k) {
+            const binary_def *def = &binary_defs[d];
+            dtype_pair p = std_pairs[k];
+            harness_op op = one_to_one(def->name, p);
+            op.n_in = 2;
+            op.in[0] = operand(def->shared_b ? "x" : "a", p.in, FEATURES);
+            op.in[1] = operand(def->code == BICL_BINARY_ADD && def->shared_b ? "bias"
+                               : def->shared_b                               ? "s"
+                                                                             : "b",
+                               p.in, FEATURES);
+            op.in[1].shared = def->shared_b;
+            op.params = def;
+            op.run = binary_run;
+            op.reference = binary_reference;
+            op.oracle = binary_oracle;
+            op.flags = variant_flags(d == 0 && storage_widths(p));
+            add_op(op, pair_label(label, sizeof label, p.in, p.out));
+        }
+}
+
+static void add_scale_and_residual(void)
+{
+    char label[32];
+    for (size_t k = 0; k < N_STD_PAIRS; ++k) {
+        dtype_pair p = std_pairs[k];
+        harness_op op = one_to_one("scale", p);
+        op.run = scale_run;
+        op.reference = scale_reference;
+        op.oracle = scale_oracle;
+        op.flags = variant_flags(is_bf16(p));
+        add_op(op, pair_label(label, sizeof label, p.in, p.out));
+    }
+    for (size_t k = 0; k < N_STD_PAIRS; ++k) { /* the label is x->y; residuals are f32 */
+        dtype_pair p = std_pairs[k];
+        harness_op op = {.name = "residual_add", .n_in = 2, .n_out = 2};
+        op.in[0] = operand("residual", BICL_F32, FEATURES);
+        op.in[1] = operand("x", p.in, FEATURES);
+        op.out[0] = operand("residual_out", BICL_F32, FEATURES);
+        op.out[1] = operand("y", p.out, FEATURES);
+        op.run = residual_run;
+        op.reference = residual_reference;
+        op.oracle = residual_oracle;
+        op.flags = variant_flags(is_bf16(p));
+        add_op(op, pair_label(label, sizeof label, p.in, p.out));
+    }
+}
+
+static void add_mask(const char *name, dtype_pair p, harness_operand select, const char *label)
+{
+    harness_op op = one_to_one(name, p);
+    op.n_in = 2;
+    op.in[1] = select;
+    op.run = select.features == 1 ? lengths_run : mask_run;
+    op.reference = mask_reference;
+    op.oracle = mask_oracle;
+    op.fill = mask_input_fill;
+    op.flags = variant_flags(is_bf16(p));
+    add_op(op, label);
+}
+
+static void add_masks(void)
+{
+    char label[32];
+    for (size_t k = 0; k < N_STD_PAIRS; ++k) {
+        dtype_pair p = std_pairs[k];
+        bicl_dtype m = k % 2 ? BICL_I32 : BICL_U8;
+        snprintf(label, sizeof label, "%s,%s->%s", bicl_dtype_name(p.in), bicl_dtype_name(m),
+                 bicl_dtype_name(p.out));
+        add_mask("mask_fill", p, operand("mask", m, FEATURES), label);
+    }
+    for (size_t k = 0; k < N_STD_PAIRS; ++k) {
+        dtype_pair p = std_pairs[k];
+        add_mask("mask_fill_lengths", p, operand("lengths", BICL_I32, 1),
+                 pair_label(label, sizeof label, p.in, p.out));
+    }
+}
+
+/* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
+static rope_def rope_defs[N_ROPE_MODELS * 4];
+
+static void add_rope(void)
+{
+    static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
+    static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
+    size_t n = 0;
+    for (size_t m = 0; m < N_ROPE_MODELS; ++m)
+        for (int mode = 0; mode < 2; ++mode)
+            for (int src = 0; src < 2; ++src) {
+                const rope_model *rm = &rope_models[m];
+                rope_def *def = &rope_defs[n++];
+                *def = (rope_def){rm, (bicl_rope_angle_mode)mode, sources[src]};
+                for (int k = 0; k < 2; ++k) {
+                    char label[32];
+                    size_t d = (size_t)rm->head_dim;
+                    harness_op op = {.name = "rope", .n_in = 2, .n_out = 2, .params = def};
+                    op.in[0] = operand("q", dts[k], (size_t)rm->hq * d);
+                    op.in[1] = operand("k", dts[k], (size_t)rm->hk * d);
+                    op.out[0] = operand("q_out", dts[k], (size_t)rm->hq * d);
+                    op.out[1] = operand("k_out", dts[k], (size_t)rm->hk * d);
+                    op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
+                    op.run = rope_run;
+                    op.reference = rope_reference;
+                    op.oracle = rope_oracle;
+                    op.setup = rope_setup;
+                    op.teardown = rope_teardown;
+                    op.flags = variant_flags(mode == 0 && src == 1 && k == 0);
+                    snprintf(label, sizeof label, "%s/%s/%s/%s", rm->name, mode ? "hf" : "exact",
+                             src ? "inline" : "table", bicl_dtype_name(dts[k]));
+                    add_op(op, label);
+                }
+            }
+}
+
+static void add_positions(void)
+{
+    harness_op op = {.name = "positions_packed", .n_in = 0, .n_out = 1};
+    op.out[0] = operand("positions", BICL_I32, 1);
+    op.run = packed_run;
+    op.reference = packed_reference;
+    op.oracle = positions_oracle;
+    add_op(op, "i32");
+    op.name = "positions_padded";
+    op.run = padded_run;
+    op.reference = padded_reference;
+    add_op(op, "u8->i32");
+}
+
+static void build_registry(void)
+{
+    if (registry_n)
+        return;
+    add_casts();
+    add_unary();
+    add_glu();
+    add_binary();
+    add_scale_and_residual();
+    add_masks();
+    add_rope();
+    add_positions();
+}
 
 size_t harness_op_count(void)
 {
-    return sizeof ops / sizeof ops[0];
+    build_registry();
+    return registry_n;
 }
 
 const harness_op *harness_op_at(size_t i)
 {
-    return i < harness_op_count() ? &ops[i] : NULL;
+    return i < harness_op_count() ? &registry[i] : NULL;
 }
