@@ -152,6 +152,10 @@ struct harness_op {
 
 /* The registry (harness_ops.c). */
 size_t harness_op_count(void);
+/* Registers the RoPE adapters of one more configuration (a model's config.json, for
+ * bicl-check --hf-config): exact/hf x table/inline x bf16/f32, 4 q + 2 k heads. Returns
+ * the registry index of the first one; they run up to harness_op_count(). */
+size_t harness_add_rope_config(const char *name, const bicl_rope_config *cfg);
 const harness_op *harness_op_at(size_t i);
 
 /* A rank-2 view [rows, features] of operand `index` (an input, or an output when

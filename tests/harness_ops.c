@@ -795,9 +795,12 @@ static const rope_model rope_models[] = {
  * long-context tokens beyond it run with the inline source only. */
 #define ROPE_TABLE_POSITIONS 131072
 
+/* One RoPE configuration the harness runs: a model of models.json, or a model read from
+ * a config.json (bicl-check --hf-config). cfg.angle_mode is the mode under test. */
 typedef struct rope_def {
-    const rope_model *model;
-    bicl_rope_angle_mode mode;
+    char name[48];
+    bicl_rope_config cfg;
+    int hq, hk;
     bicl_rope_source source;
 } rope_def;
 
@@ -810,9 +813,8 @@ typedef struct rope_state {
     float c[MAX_HALF], s[MAX_HALF];
 } rope_state;
 
-static bicl_rope_config rope_config(const rope_def *def)
+static bicl_rope_config model_config(const rope_model *m)
 {
-    const rope_model *m = def->model;
     bicl_rope_config c;
     bicl_rope_config_init(&c, m->head_dim, m->rotary_dim);
     c.style = m->style;
@@ -826,7 +828,6 @@ static bicl_rope_config rope_config(const rope_def *def)
     c.original_max_position_embeddings = m->original_max;
     c.max_position_embeddings = m->max_pos;
     c.truncate = m->truncate;
-    c.angle_mode = def->mode;
     return c;
 }
 
@@ -835,12 +836,12 @@ static bicl_status rope_setup(const harness_op *op, bicl_context *ctx, void **st
     const rope_def *def = op->params;
     if (!ctx)
         return BICL_ERR_NULL_POINTER; /* a plan lives in a context */
-    if (def->model->rotary_dim / 2 > MAX_HALF)
+    if (def->cfg.rotary_dim / 2 > MAX_HALF)
         return BICL_ERR_INVALID_CONFIG;
     rope_state *s = calloc(1, sizeof *s);
     if (!s)
         return BICL_ERR_OUT_OF_HOST_MEMORY;
-    bicl_rope_config c = rope_config(def);
+    bicl_rope_config c = def->cfg;
     int table = def->source == BICL_ROPE_SOURCE_TABLE ? ROPE_TABLE_POSITIONS : 0;
     bicl_status st = bicl_rope_plan_create(ctx, &c, table, 0, &s->plan);
     if (st == BICL_SUCCESS)
@@ -870,7 +871,7 @@ static bicl_tensor head_view(const harness_op *op, const harness_call *call, boo
 {
     const rope_def *def = op->params;
     bicl_tensor v = harness_view(op, call, output, index);
-    size_t d = (size_t)def->model->head_dim, h = v.shape[1] / d;
+    size_t d = (size_t)def->cfg.head_dim, h = v.shape[1] / d;
     ptrdiff_t row = v.stride[0];
     if (call->batch > 1) {
         v.rank = 4;
@@ -921,7 +922,7 @@ static bicl_status rope_reference(const harness_op *op, void *state, int32_t pos
 {
     const rope_def *def = op->params;
     rope_state *s = state;
-    size_t d = (size_t)def->model->head_dim;
+    size_t d = (size_t)def->cfg.head_dim;
     bicl_dtype it = op->in[0].dtype, ot = op->out[0].dtype;
     bicl_status st = BICL_SUCCESS;
     for (int j = 0; j < 2 && st == BICL_SUCCESS; ++j)
@@ -946,11 +947,11 @@ static void rope_cos_sin(const rope_def *def, rope_state *s, int32_t position)
 {
     if (s->cached == position)
         return;
-    bool hf = def->mode == BICL_ROPE_ANGLE_HF;
+    bool hf = def->cfg.angle_mode == BICL_ROPE_ANGLE_HF;
     float attn_f = (float)s->attn;
     mpfr_t a, c, sn;
     mpfr_inits2(PREC, a, c, sn, (mpfr_ptr)0);
-    for (int i = 0; i < def->model->rotary_dim / 2; ++i) {
+    for (int i = 0; i < def->cfg.rotary_dim / 2; ++i) {
         if (hf) {
             mpfr_set_flt(a, (float)position * (float)s->inv[i], MPFR_RNDN);
         } else {
@@ -997,7 +998,7 @@ static int rope_oracle(const harness_op *op, void *state, int32_t position, cons
 {
     const rope_def *def = op->params;
     rope_state *s = state;
-    size_t d = (size_t)def->model->head_dim, half = (size_t)def->model->rotary_dim / 2;
+    size_t d = (size_t)def->cfg.head_dim, half = (size_t)def->cfg.rotary_dim / 2;
     size_t base = element / d * d, e = element % d;
     bicl_dtype dt = op->in[0].dtype;
     const void *row = in[out_index];
@@ -1005,7 +1006,7 @@ static int rope_oracle(const harness_op *op, void *state, int32_t position, cons
         set_value(exact, value_at(dt, row, element));
         return oracle_finish(exact);
     }
-    bool gptj = def->model->style == BICL_ROPE_GPTJ;
+    bool gptj = def->cfg.style == BICL_ROPE_GPTJ;
     size_t pair = gptj ? e / 2 : e % half;
     bool first = gptj ? e % 2 == 0 : e < half;
     size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
@@ -1373,39 +1374,57 @@ static void add_masks(void)
 }
 
 /* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
-static rope_def rope_defs[N_ROPE_MODELS * 4];
+/* Room for the models of models.json and one --hf-config model, 4 (mode, source) each. */
+static rope_def rope_defs[(N_ROPE_MODELS + 1) * 4];
+static size_t rope_defs_n;
 
-static void add_rope(void)
+/* The 8 adapters of one configuration: exact/hf x table/inline x bf16/f32. `variants`
+ * marks the configuration whose kernels run every variant on every layout. */
+static void add_rope_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
+                            bool variants)
 {
     static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
     static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
-    size_t n = 0;
-    for (size_t m = 0; m < N_ROPE_MODELS; ++m)
-        for (int mode = 0; mode < 2; ++mode)
-            for (int src = 0; src < 2; ++src) {
-                const rope_model *rm = &rope_models[m];
-                rope_def *def = &rope_defs[n++];
-                *def = (rope_def){rm, (bicl_rope_angle_mode)mode, sources[src]};
-                for (int k = 0; k < 2; ++k) {
-                    char label[32];
-                    size_t d = (size_t)rm->head_dim;
-                    harness_op op = {.name = "rope", .n_in = 2, .n_out = 2, .params = def};
-                    op.in[0] = operand("q", dts[k], (size_t)rm->hq * d);
-                    op.in[1] = operand("k", dts[k], (size_t)rm->hk * d);
-                    op.out[0] = operand("q_out", dts[k], (size_t)rm->hq * d);
-                    op.out[1] = operand("k_out", dts[k], (size_t)rm->hk * d);
-                    op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
-                    op.run = rope_run;
-                    op.reference = rope_reference;
-                    op.oracle = rope_oracle;
-                    op.setup = rope_setup;
-                    op.teardown = rope_teardown;
-                    op.flags = variant_flags(mode == 0 && src == 1 && k == 0);
-                    snprintf(label, sizeof label, "%s/%s/%s/%s", rm->name, mode ? "hf" : "exact",
-                             src ? "inline" : "table", bicl_dtype_name(dts[k]));
-                    add_op(op, label);
-                }
+    for (int mode = 0; mode < 2; ++mode)
+        for (int src = 0; src < 2; ++src) {
+            if (rope_defs_n == sizeof rope_defs / sizeof rope_defs[0])
+                return;
+            rope_def *def = &rope_defs[rope_defs_n++];
+            snprintf(def->name, sizeof def->name, "%.40s", name);
+            def->cfg = *cfg;
+            def->cfg.angle_mode = (bicl_rope_angle_mode)mode;
+            def->hq = hq;
+            def->hk = hk;
+            def->source = sources[src];
+            for (int k = 0; k < 2; ++k) {
+                char label[96];
+                size_t d = (size_t)cfg->head_dim;
+                harness_op op = {.name = "rope", .n_in = 2, .n_out = 2, .params = def};
+                op.in[0] = operand("q", dts[k], (size_t)hq * d);
+                op.in[1] = operand("k", dts[k], (size_t)hk * d);
+                op.out[0] = operand("q_out", dts[k], (size_t)hq * d);
+                op.out[1] = operand("k_out", dts[k], (size_t)hk * d);
+                op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
+                op.run = rope_run;
+                op.reference = rope_reference;
+                op.oracle = rope_oracle;
+                op.setup = rope_setup;
+                op.teardown = rope_teardown;
+                op.flags = variant_flags(variants && mode == 0 && src == 1 && k == 0);
+                snprintf(label, sizeof label, "%s/%s/%s/%s", def->name, mode ? "hf" : "exact",
+                         src ? "inline" : "table", bicl_dtype_name(dts[k]));
+                add_op(op, label);
             }
+        }
+}
+
+static void add_rope(void)
+{
+    for (size_t m = 0; m < N_ROPE_MODELS; ++m) {
+        const rope_model *rm = &rope_models[m];
+        bicl_rope_config c = model_config(rm);
+        add_rope_config(rm->name, &c, rm->hq, rm->hk, m == 0);
+    }
 }
 
 static void add_positions(void)
@@ -1440,6 +1459,15 @@ size_t harness_op_count(void)
 {
     build_registry();
     return registry_n;
+}
+
+size_t harness_add_rope_config(const char *name, const bicl_rope_config *cfg)
+{
+    build_registry();
+    size_t first = registry_n;
+    /* 4 q heads and 2 k heads keep a GQA shape at harness size */
+    add_rope_config(name, cfg, 4, 2, true);
+    return first;
 }
 
 const harness_op *harness_op_at(size_t i)

@@ -19,6 +19,8 @@ typedef struct options {
     const char *json;   /* "-": stdout */
     const char *golden;
     const char *verify;
+    const char *hf_config; /* a model's config.json: check its RoPE only */
+    size_t first_op;       /* registry index of the first op to run */
     const char *ops[MAX_OP_FILTERS];
     size_t n_ops;
     bool quick, list, help;
@@ -28,6 +30,7 @@ static void usage(FILE *f)
 {
     fputs("usage: bicl-check [--device SPEC] [--quick] [--op NAME]... [--json FILE|-]\n"
           "                  [--verify FILE]\n"
+          "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
           "       bicl-check --list | --help\n"
           "\n"
@@ -47,6 +50,8 @@ static void usage(FILE *f)
           "  --verify FILE  also check the device's outputs against golden hashes\n"
           "  --golden FILE  write the golden hashes of the host reference and exit (no\n"
           "                 device needed); with --op, replace only those ops' entries\n"
+          "  --hf-config F  check RoPE only, for the model whose Hugging Face config.json is\n"
+          "                 F (exact/hf angles x table/inline x bf16/f32, 4 q + 2 k heads)\n"
           "  --list         list the ops and layouts\n"
           "\n"
           "Regenerate the committed golden file: bicl-check --golden tests/golden/golden.txt\n"
@@ -72,6 +77,7 @@ static int parse_args(int argc, char **argv, options *o)
                              : strcmp(a, "--json") == 0   ? &o->json
                              : strcmp(a, "--golden") == 0 ? &o->golden
                              : strcmp(a, "--verify") == 0 ? &o->verify
+                             : strcmp(a, "--hf-config") == 0 ? &o->hf_config
                              : strcmp(a, "--op") == 0     ? &o->ops[o->n_ops]
                                                           : NULL;
         if (value) {
@@ -108,6 +114,7 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
+/* Does the --op filter let this op name through? */
 static bool selected(const options *o, const char *op_name)
 {
     if (o->n_ops == 0)
@@ -116,6 +123,12 @@ static bool selected(const options *o, const char *op_name)
         if (strcmp(o->ops[k], op_name) == 0)
             return true;
     return false;
+}
+
+/* Op i runs when it is at or after first_op (--hf-config) and passes the --op filter. */
+static bool selected_at(const options *o, size_t i)
+{
+    return i >= o->first_op && selected(o, harness_op_at(i)->name);
 }
 
 static void operand_list(FILE *f, const harness_operand *ops, int n)
@@ -156,7 +169,7 @@ static int list_ops(void)
 static bool needs_context(const options *o)
 {
     for (size_t i = 0; i < harness_op_count(); ++i)
-        if (selected(o, harness_op_at(i)->name) && harness_op_at(i)->setup)
+        if (selected_at(o, i) && harness_op_at(i)->setup)
             return true;
     return false;
 }
@@ -166,7 +179,7 @@ static size_t golden_of_ops(const options *o, bicl_context *ctx, harness_golden 
     size_t n = 0;
     for (size_t i = 0; i < harness_op_count(); ++i) {
         const harness_op *op = harness_op_at(i);
-        if (!selected(o, op->name))
+        if (!selected_at(o, i))
             continue;
         *rc |= harness_golden_from_host(op, ctx, HARNESS_SEED, g) != 0;
         n++;
@@ -263,7 +276,7 @@ static size_t count_selected(const options *o)
 {
     size_t n = 0;
     for (size_t i = 0; i < harness_op_count(); ++i)
-        n += selected(o, harness_op_at(i)->name);
+        n += selected_at(o, i);
     return n;
 }
 
@@ -277,7 +290,7 @@ static void run_ops(const options *o, const harness_env *env, harness_report *re
     cfg.progress_user = &p;
     for (size_t i = 0; i < harness_op_count(); ++i) {
         const harness_op *op = harness_op_at(i);
-        if (!selected(o, op->name))
+        if (!selected_at(o, i))
             continue;
         op_started(&p, op);
         harness_check_op(env, op, &cfg, rep, hashes);
@@ -374,10 +387,41 @@ static int run_check(const options *o)
     return rc;
 }
 
+/* Reads a model's config.json and registers its RoPE adapters; the check then runs
+ * only those. Returns 0, or -1 after saying why. */
+static int add_hf_model(options *o)
+{
+    FILE *f = fopen(o->hf_config, "rb");
+    if (!f) {
+        fprintf(stderr, "bicl-check: cannot open %s\n", o->hf_config);
+        return -1;
+    }
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    bicl_rope_config cfg;
+    bicl_status st = bicl_rope_config_from_hf_json(text, &cfg);
+    if (st != BICL_SUCCESS) {
+        fprintf(stderr, "bicl-check: %s: %s\n  %s\n", o->hf_config, bicl_status_string(st),
+                bicl_last_error(NULL));
+        return -1;
+    }
+    if (cfg.type == BICL_ROPE_DYNAMIC_NTK || cfg.type == BICL_ROPE_LONGROPE)
+        cfg.seq_len = cfg.max_position_embeddings; /* one length for every sequence */
+    const char *base = strrchr(o->hf_config, '/');
+    /* the adapters keep cfg (longrope factor arrays included) for the whole run: it is
+     * freed by the process exit */
+    o->first_op = harness_add_rope_config(base ? base + 1 : o->hf_config, &cfg);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     if (parse_args(argc, argv, &o) != 0)
+        return 2;
+    if (o.hf_config && add_hf_model(&o) != 0)
         return 2;
     if (o.help) {
         usage(stdout);
