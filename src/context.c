@@ -201,8 +201,11 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     else
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
     ctx->variant = ctx->profile->variant;
+    ctx->variant16 = ctx->profile->variant16;
     if (ctx->variant.work_group_size > ctx->info.max_work_group)
         ctx->variant.work_group_size = 0;
+    if (ctx->variant16.work_group_size > ctx->info.max_work_group)
+        ctx->variant16.work_group_size = 0;
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         free(ctx);
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "pthread_mutex_init");
@@ -297,13 +300,19 @@ bicl_status bicl_context_set_variant(bicl_context *ctx, const bicl_variant *vari
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_set_variant: ctx is NULL");
     bicl_variant v = variant ? *variant : ctx->profile->variant;
-    if (!variant && v.work_group_size > ctx->info.max_work_group)
-        v.work_group_size = 0;
+    bicl_variant v16 = variant ? *variant : ctx->profile->variant16;
+    if (!variant) {
+        if (v.work_group_size > ctx->info.max_work_group)
+            v.work_group_size = 0;
+        if (v16.work_group_size > ctx->info.max_work_group)
+            v16.work_group_size = 0;
+    }
     bicl_status st = bicl_variant_check(&v, ctx->info.max_work_group);
     if (st != BICL_SUCCESS)
         return st;
     pthread_mutex_lock(&ctx->lock);
     ctx->variant = v;
+    ctx->variant16 = v16;
     pthread_mutex_unlock(&ctx->lock);
     return BICL_SUCCESS;
 }
@@ -315,6 +324,14 @@ bicl_status bicl_context_get_variant(const bicl_context *ctx, bicl_variant *out)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_get_variant: NULL argument");
     *out = bicl_context_variant_snapshot((bicl_context *)ctx);
     return BICL_SUCCESS;
+}
+
+bicl_variant bicl_context_variant_for(bicl_context *ctx, size_t elem_size)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bicl_variant v = elem_size <= 2 ? ctx->variant16 : ctx->variant;
+    pthread_mutex_unlock(&ctx->lock);
+    return v;
 }
 
 bicl_variant bicl_context_variant_snapshot(bicl_context *ctx)

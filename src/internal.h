@@ -62,9 +62,13 @@ const bicl_source *bicl_source_find(const char *name);
 
 /* ------------------------------------------------------------- profiles */
 
+/* A vendor's default variants: `variant` for launches whose operands are all 32-bit,
+ * `variant16` when one is 16-bit (f16/bf16): the best vector width depends on the
+ * element size (PoCL: f32 add is fastest scalar, f32 -> bf16 with 4-wide vectors). */
 typedef struct bicl_profile {
     const char *name;
     bicl_variant variant;
+    bicl_variant variant16;
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);
@@ -139,8 +143,9 @@ struct bicl_context {
     uint64_t fingerprint_hash;
     char cache_dir[BICL_PATH_MAX]; /* "" when the disk cache is off */
 
-    pthread_mutex_t lock; /* guards everything below */
-    bicl_variant variant;
+    pthread_mutex_t lock;         /* guards everything below */
+    bicl_variant variant;         /* the profile's (or the forced) variant, 32-bit operands */
+    bicl_variant variant16;       /* the same with a 16-bit operand */
     bicl_program_entry *programs; /* built programs: (family, instance) -> cl_program */
     bicl_kernel_pool *pools;
     bicl_cache_stats stats;
@@ -292,6 +297,8 @@ bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
 bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
                          size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
 bicl_variant bicl_context_variant_snapshot(bicl_context *ctx);
+/* The variant for a launch whose narrowest operand has elem_size bytes. */
+bicl_variant bicl_context_variant_for(bicl_context *ctx, size_t elem_size);
 const char *bicl_dtype_tag(bicl_dtype d);
 
 /* ------------------------------------------------------- host reference */

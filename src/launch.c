@@ -131,7 +131,11 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
     bicl_iter it;
     bicl_iter_build(&it, ops, n_ops);
     shape_kind kind = classify(&it);
-    bicl_variant v = bicl_context_variant_snapshot(ctx);
+    size_t narrowest = 4;
+    for (int o = 0; o < n_ops; ++o)
+        if (bicl_dtype_size(ops[o]->dtype) < narrowest)
+            narrowest = bicl_dtype_size(ops[o]->dtype);
+    bicl_variant v = bicl_context_variant_for(ctx, narrowest);
     unsigned vw = kind != SHAPE_STRIDED && aligned(&it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;
