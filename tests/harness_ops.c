@@ -1183,7 +1183,7 @@ static int positions_oracle(const harness_op *op, void *state, int32_t position,
 
 #define MAX_OPS 320
 static harness_op registry[MAX_OPS];
-static char registry_labels[MAX_OPS][32];
+static char registry_labels[MAX_OPS][96];
 static size_t registry_n;
 
 static void add_op(harness_op op, const char *label)
@@ -1192,7 +1192,12 @@ static void add_op(harness_op op, const char *label)
         fprintf(stderr, "harness: more than %d op configurations\n", MAX_OPS);
         abort();
     }
-    snprintf(registry_labels[registry_n], sizeof registry_labels[0], "%s", label);
+    size_t cap = sizeof registry_labels[0];
+    if (strlen(label) >= cap) {
+        fprintf(stderr, "harness: label '%s' is longer than %zu\n", label, cap - 1);
+        abort();
+    }
+    memcpy(registry_labels[registry_n], label, strlen(label) + 1);
     op.dtype = registry_labels[registry_n];
     registry[registry_n++] = op;
 }

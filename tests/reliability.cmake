@@ -40,7 +40,9 @@ if(NOT BICL_SANITIZE)
   add_test(NAME host_asan_ubsan
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reliability/subbuild.sh sanitize
                    ${PROJECT_SOURCE_DIR} ${BICL_RELIABILITY_DIR}/sanitize ${CMAKE_C_COMPILER})
-  set_tests_properties(host_asan_ubsan PROPERTIES TIMEOUT 600)
+  # the sub-build finds the libraries where this build found them (a rig's /opt/rig)
+  set_tests_properties(host_asan_ubsan PROPERTIES TIMEOUT 600
+                       ENVIRONMENT "BICL_PREFIX_PATH=${CMAKE_PREFIX_PATH}")
   add_test(NAME host_valgrind
            COMMAND sh -c "command -v valgrind >/dev/null || { echo 'no valgrind: skipped'; exit 77; }
 exec valgrind --error-exitcode=1 --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --track-origins=yes \"$0\""
@@ -59,7 +61,8 @@ endif()
 add_test(NAME fuzz_validation
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reliability/subbuild.sh fuzz ${PROJECT_SOURCE_DIR}
                  ${BICL_RELIABILITY_DIR}/fuzz ${CMAKE_C_COMPILER} 60)
-set_tests_properties(fuzz_validation PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+set_tests_properties(fuzz_validation PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "BICL_PREFIX_PATH=${CMAKE_PREFIX_PATH}")
 add_test(NAME static_analysis
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reliability/static_analysis.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(static_analysis PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -45,7 +45,8 @@ mkdir -p "$bin"
 if [ ! -f "$bin/CMakeCache.txt" ]; then
     if ! cmake -S "$src" -B "$bin" -DCMAKE_BUILD_TYPE=$build_type -DCMAKE_C_COMPILER="$cc" \
         -DCMAKE_C_FLAGS="$flags" -DBICL_SANITIZE=ON -DBICL_HOST_ONLY=ON -DBICL_FUZZ=$fuzz \
-        -DBICL_BUILD_TOOLS=OFF >"$bin/configure.log" 2>&1; then
+        -DBICL_BUILD_TOOLS=OFF -DCMAKE_PREFIX_PATH="${BICL_PREFIX_PATH:-}" \
+        >"$bin/configure.log" 2>&1; then
         cat "$bin/configure.log"
         exit 1
     fi
