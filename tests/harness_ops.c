@@ -18,6 +18,7 @@
  * functions, then add its configurations in the registry below. Then add its golden
  * hashes: bicl-check --golden tests/golden/golden.txt --op NAME. */
 #include "harness.h"
+#include "models.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -765,31 +766,11 @@ static void mask_input_fill(const harness_op *op, int operand, int32_t position,
 
 /* ===================================================================== rope */
 
-/* One model of ../shared/models.json (the models' published config values). */
-typedef struct rope_model {
-    const char *name;
-    int head_dim, rotary_dim;
-    int hq, hk; /* heads in the harness: GQA models 4 q + 2 k, MHA models 2 + 2 */
-    bicl_rope_style style;
-    double theta;
-    bicl_rope_type type;
-    double factor, low, high, beta_fast, beta_slow;
-    int original_max, max_pos, truncate;
-} rope_model;
-
-static const rope_model rope_models[] = {
-    {"qwen3_8b", 128, 128, 4, 2, BICL_ROPE_NEOX, 1000000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
-     40960, 1},
-    {"llama3_1_8b", 128, 128, 4, 2, BICL_ROPE_NEOX, 500000.0, BICL_ROPE_LLAMA3, 8.0, 1.0, 4.0, 0, 0,
-     8192, 131072, 1},
-    {"gpt_oss_20b", 64, 64, 4, 2, BICL_ROPE_NEOX, 150000.0, BICL_ROPE_YARN, 32.0, 0, 0, 32.0, 1.0,
-     4096, 131072, 0},
-    {"gptj_6b", 256, 64, 2, 2, BICL_ROPE_GPTJ, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0, 2048,
-     1},
-    {"gpt_neox_20b", 96, 24, 2, 2, BICL_ROPE_NEOX, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
-     2048, 1},
-};
-#define N_ROPE_MODELS (sizeof rope_models / sizeof rope_models[0])
+/* Heads in the harness: a GQA model as 4 q + 2 k, an MHA model as 2 + 2. */
+static int harness_q_heads(const test_model *m)
+{
+    return m->n_kv_heads < m->n_heads ? 4 : 2;
+}
 
 /* Positions the table source covers: the prompts and decode steps up to 131071; the
  * long-context tokens beyond it run with the inline source only. */
@@ -812,24 +793,6 @@ typedef struct rope_state {
     int32_t cached; /* position of c[] and s[], -1: none */
     float c[MAX_HALF], s[MAX_HALF];
 } rope_state;
-
-static bicl_rope_config model_config(const rope_model *m)
-{
-    bicl_rope_config c;
-    bicl_rope_config_init(&c, m->head_dim, m->rotary_dim);
-    c.style = m->style;
-    c.theta = m->theta;
-    c.type = m->type;
-    c.factor = m->factor;
-    c.low_freq_factor = m->low;
-    c.high_freq_factor = m->high;
-    c.beta_fast = m->beta_fast;
-    c.beta_slow = m->beta_slow;
-    c.original_max_position_embeddings = m->original_max;
-    c.max_position_embeddings = m->max_pos;
-    c.truncate = m->truncate;
-    return c;
-}
 
 static bicl_status rope_setup(const harness_op *op, bicl_context *ctx, void **state)
 {
@@ -1380,7 +1343,7 @@ static void add_masks(void)
 
 /* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
 /* Room for the models of models.json and one --hf-config model, 4 (mode, source) each. */
-static rope_def rope_defs[(N_ROPE_MODELS + 1) * 4];
+static rope_def rope_defs[(N_TEST_MODELS + 1) * 4];
 static size_t rope_defs_n;
 
 /* The 8 adapters of one configuration: exact/hf x table/inline x bf16/f32. `variants`
@@ -1425,10 +1388,10 @@ static void add_rope_config(const char *name, const bicl_rope_config *cfg, int h
 
 static void add_rope(void)
 {
-    for (size_t m = 0; m < N_ROPE_MODELS; ++m) {
-        const rope_model *rm = &rope_models[m];
-        bicl_rope_config c = model_config(rm);
-        add_rope_config(rm->name, &c, rm->hq, rm->hk, m == 0);
+    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
+        const test_model *tm = &test_models[m];
+        bicl_rope_config c = test_model_config(tm, BICL_ROPE_ANGLE_EXACT);
+        add_rope_config(tm->name, &c, harness_q_heads(tm), 2, m == 0);
     }
 }
 

@@ -4,6 +4,7 @@
  * partial rotary; variants; out-of-range positions; the position-id builders; A
  * (cos/sin against MPFR); and the invalid configs and calls. */
 #include "common.h"
+#include "models.h"
 
 #include <limits.h>
 #include <math.h>
@@ -11,52 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------- the models */
-
-typedef struct model {
-    const char *name;
-    int head_dim, rotary_dim, n_heads, n_kv_heads;
-    bicl_rope_style style;
-    double theta;
-    bicl_rope_type type;
-    double factor, low, high, beta_fast, beta_slow;
-    int original_max, max_pos, truncate;
-} model;
-
-/* Values from ../shared/models.json (the models' published configs). */
-static const model models[] = {
-    {"qwen3_8b", 128, 128, 32, 8, BICL_ROPE_NEOX, 1000000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
-     40960, 1},
-    {"llama3_1_8b", 128, 128, 32, 8, BICL_ROPE_NEOX, 500000.0, BICL_ROPE_LLAMA3, 8.0, 1.0, 4.0, 0,
-     0, 8192, 131072, 1},
-    {"gpt_oss_20b", 64, 64, 64, 8, BICL_ROPE_NEOX, 150000.0, BICL_ROPE_YARN, 32.0, 0, 0, 32.0, 1.0,
-     4096, 131072, 0},
-    {"gptj_6b", 256, 64, 16, 16, BICL_ROPE_GPTJ, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0, 2048,
-     1},
-    {"gpt_neox_20b", 96, 24, 64, 64, BICL_ROPE_NEOX, 10000.0, BICL_ROPE_DEFAULT, 0, 0, 0, 0, 0, 0,
-     2048, 1},
-};
-#define N_MODELS (sizeof models / sizeof models[0])
-
-static bicl_rope_config config_of(const model *m, bicl_rope_angle_mode mode)
-{
-    bicl_rope_config c;
-    bicl_rope_config_init(&c, m->head_dim, m->rotary_dim);
-    c.style = m->style;
-    c.theta = m->theta;
-    c.type = m->type;
-    c.factor = m->factor;
-    c.low_freq_factor = m->low;
-    c.high_freq_factor = m->high;
-    c.beta_fast = m->beta_fast;
-    c.beta_slow = m->beta_slow;
-    c.original_max_position_embeddings = m->original_max;
-    c.max_position_embeddings = m->max_pos;
-    c.truncate = m->truncate;
-    c.angle_mode = mode;
-    return c;
-}
 
 /* -------------------------------------------------------- problem helpers */
 
@@ -166,9 +121,9 @@ static void rope_matches_reference_every_model(void **state)
 {
     test_env *env = *state;
     static const bicl_dtype dts[3] = {BICL_F32, BICL_F16, BICL_BF16};
-    for (size_t m = 0; m < N_MODELS; ++m)
+    for (size_t m = 0; m < N_TEST_MODELS; ++m)
         for (int mode = 0; mode < 2; ++mode) {
-            bicl_rope_config c = config_of(&models[m], (bicl_rope_angle_mode)mode);
+            bicl_rope_config c = test_model_config(&test_models[m], (bicl_rope_angle_mode)mode);
             bicl_rope_plan *plan = NULL;
             assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
             for (int a = 0; a < 3; ++a)
@@ -178,7 +133,7 @@ static void rope_matches_reference_every_model(void **state)
                                  m * 100 + (size_t)(a * 3 + b));
                     fill_positions(p.pos, p.T);
                     char what[128];
-                    snprintf(what, sizeof what, "%s mode %d %s->%s", models[m].name, mode,
+                    snprintf(what, sizeof what, "%s mode %d %s->%s", test_models[m].name, mode,
                              bicl_dtype_name(dts[a]), bicl_dtype_name(dts[b]));
                     run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, what);
                     if (a == b)
@@ -193,16 +148,16 @@ static void rope_matches_reference_every_model(void **state)
 static void table_equals_inline(void **state)
 {
     test_env *env = *state;
-    for (size_t m = 0; m < N_MODELS; ++m) {
-        bicl_rope_config c = config_of(&models[m], BICL_ROPE_ANGLE_EXACT);
+    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
+        bicl_rope_config c = test_model_config(&test_models[m], BICL_ROPE_ANGLE_EXACT);
         bicl_rope_plan *plan = NULL;
         assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 4500, 0, &plan), BICL_SUCCESS);
         rope_problem p;
         problem_init(&p, 64, 3, 1, (size_t)c.head_dim, BICL_BF16, BICL_BF16, m);
         for (size_t t = 0; t < p.T; ++t)
             p.pos[t] = (int32_t)(t < 4 ? 4499 - t : t * 67);
-        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, models[m].name);
-        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, models[m].name);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, test_models[m].name);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, test_models[m].name);
         problem_free(&p);
         bicl_rope_plan_free(plan);
     }
@@ -231,8 +186,8 @@ static void table_equals_inline(void **state)
 static void layouts_and_in_place(void **state)
 {
     test_env *env = *state;
-    const model *m = &models[1]; /* llama3 */
-    bicl_rope_config c = config_of(m, BICL_ROPE_ANGLE_EXACT);
+    const test_model *m = &test_models[1]; /* llama3 */
+    bicl_rope_config c = test_model_config(m, BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
     const size_t B = 3, S = 5, H = 4, HK = 2, D = 128, T = B * S;
@@ -329,8 +284,8 @@ static void variants_give_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const bicl_variant vs[] = {{1, 1, 0}, {1, 3, 0}, {4, 1, 64}, {8, 2, 32}, {1, 7, 128}};
-    for (size_t m = 3; m < N_MODELS; ++m) {
-        bicl_rope_config c = config_of(&models[m], BICL_ROPE_ANGLE_EXACT);
+    for (size_t m = 3; m < N_TEST_MODELS; ++m) {
+        bicl_rope_config c = test_model_config(&test_models[m], BICL_ROPE_ANGLE_EXACT);
         bicl_rope_plan *plan = NULL;
         assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 2048, 0, &plan), BICL_SUCCESS);
         rope_problem p;
@@ -339,8 +294,8 @@ static void variants_give_the_same_bits(void **state)
             p.pos[t] = (int32_t)(t * 89);
         for (size_t v = 0; v < sizeof vs / sizeof vs[0]; ++v) {
             assert_int_equal(bicl_context_set_variant(env->ctx, &vs[v]), BICL_SUCCESS);
-            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, models[m].name);
-            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, models[m].name);
+            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, test_models[m].name);
+            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, test_models[m].name);
         }
         assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
         problem_free(&p);
@@ -353,7 +308,8 @@ static void variants_give_the_same_bits(void **state)
 static void out_of_range_positions_are_reported(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config c = config_of(&models[4], BICL_ROPE_ANGLE_EXACT); /* partial rotary */
+    bicl_rope_config c =
+        test_model_config(&test_models[4], BICL_ROPE_ANGLE_EXACT); /* partial rotary */
     bicl_rope_plan *plan = NULL;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 100, 1000, &plan), BICL_SUCCESS);
     rope_problem p;
@@ -486,8 +442,8 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
     mpfr_t a, r;
     mpfr_inits2(256, a, r, (mpfr_ptr)0);
     uint64_t seed = 42;
-    for (size_t m = 0; m < N_MODELS; ++m) {
-        bicl_rope_config c = config_of(&models[m], BICL_ROPE_ANGLE_EXACT);
+    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
+        bicl_rope_config c = test_model_config(&test_models[m], BICL_ROPE_ANGLE_EXACT);
         bicl_rope_plan *plan = NULL;
         assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
         double inv[128], attn = 0;
@@ -508,8 +464,8 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
                 float want = mpfr_get_flt(r, MPFR_RNDN);
                 float got = which ? sn : cs;
                 if (memcmp(&want, &got, 4) != 0)
-                    fail_msg("%s pos %d i %d %s: %.9g, correctly rounded %.9g", models[m].name, pos,
-                             i, which ? "sin" : "cos", (double)got, (double)want);
+                    fail_msg("%s pos %d i %d %s: %.9g, correctly rounded %.9g", test_models[m].name,
+                             pos, i, which ? "sin" : "cos", (double)got, (double)want);
             }
         }
         bicl_rope_plan_free(plan);
@@ -522,7 +478,7 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
 static void frequencies_follow_the_formulas(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config c = config_of(&models[0], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_config c = test_model_config(&test_models[0], BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
     double inv[64], attn;
@@ -544,7 +500,7 @@ static void frequencies_follow_the_formulas(void **state)
     mpfr_clear(x);
     bicl_rope_plan_free(plan);
     double base[64], scaled[64];
-    c = config_of(&models[1], BICL_ROPE_ANGLE_EXACT);
+    c = test_model_config(&test_models[1], BICL_ROPE_ANGLE_EXACT);
     bicl_rope_config plain = c;
     plain.type = BICL_ROPE_DEFAULT;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &plain, 0, 0, &plan), BICL_SUCCESS);
@@ -556,7 +512,7 @@ static void frequencies_follow_the_formulas(void **state)
     assert_true(scaled[0] == base[0]);         /* wavelength 2pi: high frequency, kept */
     assert_true(scaled[63] == base[63] / 8.0); /* longest wavelengths: divided by 8 */
     /* gpt-oss YaRN: attention scaling 0.1 ln(32) + 1 */
-    c = config_of(&models[2], BICL_ROPE_ANGLE_EXACT);
+    c = test_model_config(&test_models[2], BICL_ROPE_ANGLE_EXACT);
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
     bicl_rope_plan_inv_freq(plan, NULL, 0, &attn);
     assert_true(fabs(attn - (0.1 * log(32.0) + 1.0)) < 1e-15);
@@ -566,7 +522,7 @@ static void frequencies_follow_the_formulas(void **state)
 static void invalid_configs_are_refused(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config base = config_of(&models[2], BICL_ROPE_ANGLE_EXACT), c;
+    bicl_rope_config base = test_model_config(&test_models[2], BICL_ROPE_ANGLE_EXACT), c;
     bicl_rope_plan *plan = NULL;
 #define BAD(stmt, field)                                                                           \
     do {                                                                                           \
@@ -602,7 +558,7 @@ static void invalid_configs_are_refused(void **state)
 static void invalid_applies_write_nothing(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config c = config_of(&models[0], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_config c = test_model_config(&test_models[0], BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
     const size_t T = 4, H = 2, D = 128;
