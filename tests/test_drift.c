@@ -40,42 +40,104 @@ static char *without_contract_pragma(const char *text)
     return t;
 }
 
-/* Builds `text` with `options` straight through OpenCL (no bicl checks) and runs the
- * flat v1 kernel `name` of the unary template over x; NULL if the build fails. */
-static bool run_raw_unary(test_env *env, const char *text, const char *options, const char *name,
-                          const float *x, float *y, size_t n)
+/* One kernel call built straight through OpenCL (no bicl checks, the caller's build
+ * options): the repros need to do what bicl refuses to. Arguments are set in order as
+ * buffers and scalars are added. */
+typedef struct raw_call {
+    test_env *env;
+    cl_kernel k;
+    cl_mem mems[8];
+    int n_mems;
+    cl_uint next_arg;
+} raw_call;
+
+/* false if the program does not build (reported by the caller) */
+static bool raw_begin(raw_call *r, test_env *env, const char *text, const char *options,
+                      const char *name)
 {
-    cl_context c = bicl_context_cl_context(env->ctx);
+    memset(r, 0, sizeof *r);
+    r->env = env;
     cl_device_id d = bicl_context_device(env->ctx);
     cl_int err;
-    cl_program p = clCreateProgramWithSource(c, 1, &text, NULL, &err);
+    cl_program p =
+        clCreateProgramWithSource(bicl_context_cl_context(env->ctx), 1, &text, NULL, &err);
     if (clBuildProgram(p, 1, &d, options, NULL, NULL) != CL_SUCCESS) {
         clReleaseProgram(p);
         return false;
     }
-    cl_kernel k = clCreateKernel(p, name, &err);
+    r->k = clCreateKernel(p, name, &err);
     assert_int_equal(err, CL_SUCCESS);
-    cl_mem bx = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, n * 4, (void *)x, &err);
-    cl_mem by = clCreateBuffer(c, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-    cl_ulong zero = 0, nn = n;
+    clReleaseProgram(p); /* the kernel keeps it */
+    return true;
+}
+
+static void raw_arg(raw_call *r, size_t size, const void *value)
+{
+    assert_int_equal(clSetKernelArg(r->k, r->next_arg++, size, value), CL_SUCCESS);
+}
+
+/* A buffer argument: a copy of `host`, or uninitialised when host is NULL. */
+static cl_mem raw_buffer(raw_call *r, const void *host, size_t bytes)
+{
+    assert_true(r->n_mems < 8);
+    cl_int err;
+    cl_mem m =
+        clCreateBuffer(bicl_context_cl_context(r->env->ctx),
+                       host ? CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE, bytes, (void *)host, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    r->mems[r->n_mems++] = m;
+    raw_arg(r, sizeof m, &m);
+    return m;
+}
+
+/* A buffer argument followed by a zero element offset (bicl's kernel layout). */
+static cl_mem raw_view(raw_call *r, const void *host, size_t bytes)
+{
+    cl_mem m = raw_buffer(r, host, bytes);
+    cl_ulong zero = 0;
+    raw_arg(r, sizeof zero, &zero);
+    return m;
+}
+
+static void raw_run(raw_call *r, size_t global)
+{
+    assert_int_equal(
+        clEnqueueNDRangeKernel(r->env->queue, r->k, 1, NULL, &global, NULL, 0, NULL, NULL),
+        CL_SUCCESS);
+}
+
+static void raw_read(raw_call *r, cl_mem m, void *out, size_t bytes)
+{
+    assert_int_equal(clEnqueueReadBuffer(r->env->queue, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+static void raw_end(raw_call *r)
+{
+    for (int i = 0; i < r->n_mems; ++i)
+        clReleaseMemObject(r->mems[i]);
+    clReleaseKernel(r->k);
+}
+
+/* Runs the flat v1 kernel `name` of the unary template over x (cap 30); false if the
+ * build fails. */
+static bool run_raw_unary(test_env *env, const char *text, const char *options, const char *name,
+                          const float *x, float *y, size_t n)
+{
+    raw_call r;
+    if (!raw_begin(&r, env, text, options, name))
+        return false;
+    raw_view(&r, x, n * 4);
+    cl_mem by = raw_view(&r, NULL, n * 4);
+    cl_ulong nn = n;
     cl_uint ipt = 1;
     float cap = 30.0f;
-    clSetKernelArg(k, 0, sizeof bx, &bx);
-    clSetKernelArg(k, 1, sizeof zero, &zero);
-    clSetKernelArg(k, 2, sizeof by, &by);
-    clSetKernelArg(k, 3, sizeof zero, &zero);
-    clSetKernelArg(k, 4, sizeof nn, &nn);
-    clSetKernelArg(k, 5, sizeof ipt, &ipt);
-    clSetKernelArg(k, 6, sizeof cap, &cap);
-    size_t global = n;
-    assert_int_equal(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL),
-                     CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(env->queue, by, CL_TRUE, 0, n * 4, y, 0, NULL, NULL),
-                     CL_SUCCESS);
-    clReleaseMemObject(bx);
-    clReleaseMemObject(by);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    raw_arg(&r, sizeof nn, &nn);
+    raw_arg(&r, sizeof ipt, &ipt);
+    raw_arg(&r, sizeof cap, &cap);
+    raw_run(&r, n);
+    raw_read(&r, by, y, n * 4);
+    raw_end(&r);
     return true;
 }
 
@@ -116,49 +178,32 @@ static char *unary_source(test_env *env)
     return text;
 }
 
-/* Runs the binary family's axpby (y = alpha a + beta b) built from `text` with `options`
- * straight through OpenCL. */
+/* Runs the binary family's axpby (y = alpha a + beta b, alpha = 1 + 2^-10, beta = -1)
+ * built from `text` with `options`. */
 static void run_raw_axpby(test_env *env, const char *text, const char *options, const float *a,
                           const float *b, float *y, size_t n)
 {
-    cl_context c = bicl_context_cl_context(env->ctx);
-    cl_device_id d = bicl_context_device(env->ctx);
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(c, 1, &text, NULL, &err);
-    assert_int_equal(clBuildProgram(p, 1, &d, options, NULL, NULL), CL_SUCCESS);
-    cl_kernel k = clCreateKernel(p, "binary_f32_f32_f32_flat_v1", &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem ba = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, n * 4, (void *)a, &err);
-    cl_mem bb = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, n * 4, (void *)b, &err);
-    cl_mem by = clCreateBuffer(c, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-    cl_ulong zero = 0, nn = n;
+    raw_call r;
+    assert_true(raw_begin(&r, env, text, options, "binary_f32_f32_f32_flat_v1"));
+    raw_view(&r, a, n * 4);
+    raw_view(&r, b, n * 4);
+    cl_mem by = raw_view(&r, NULL, n * 4);
+    cl_ulong nn = n;
     cl_uint ipt = 1;
     cl_int op = 3; /* axpby */
     float alpha = 1.0f + 0x1p-10f, beta = -1.0f;
-    cl_mem mems[3] = {ba, bb, by};
-    for (cl_uint i = 0; i < 3; ++i) {
-        clSetKernelArg(k, 2 * i, sizeof(cl_mem), &mems[i]);
-        clSetKernelArg(k, 2 * i + 1, sizeof zero, &zero);
-    }
-    clSetKernelArg(k, 6, sizeof nn, &nn);
-    clSetKernelArg(k, 7, sizeof ipt, &ipt);
-    clSetKernelArg(k, 8, sizeof op, &op);
-    clSetKernelArg(k, 9, sizeof alpha, &alpha);
-    clSetKernelArg(k, 10, sizeof beta, &beta);
-    size_t global = n;
-    assert_int_equal(clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL),
-                     CL_SUCCESS);
-    assert_int_equal(clEnqueueReadBuffer(env->queue, by, CL_TRUE, 0, n * 4, y, 0, NULL, NULL),
-                     CL_SUCCESS);
-    clReleaseMemObject(ba);
-    clReleaseMemObject(bb);
-    clReleaseMemObject(by);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    raw_arg(&r, sizeof nn, &nn);
+    raw_arg(&r, sizeof ipt, &ipt);
+    raw_arg(&r, sizeof op, &op);
+    raw_arg(&r, sizeof alpha, &alpha);
+    raw_arg(&r, sizeof beta, &beta);
+    raw_run(&r, n);
+    raw_read(&r, by, y, n * 4);
+    raw_end(&r);
 }
 
 /* y = a * b + c in one expression, with or without the pragma. */
-static void run_mad(test_env *env, bool pragma, const float *a, const float *b, const float *c3,
+static void run_mad(test_env *env, bool pragma, const float *a, const float *b, const float *c,
                     float *y, size_t n)
 {
     const char *body = "kernel void fused_or_not(global const float *a, global const float *b,\n"
@@ -166,28 +211,15 @@ static void run_mad(test_env *env, bool pragma, const float *a, const float *b, 
                        "{ size_t i = get_global_id(0); y[i] = a[i] * b[i] + c[i]; }\n";
     char src[512];
     snprintf(src, sizeof src, "%s%s", pragma ? "#pragma OPENCL FP_CONTRACT OFF\n" : "", body);
-    const char *text = src;
-    cl_context c = bicl_context_cl_context(env->ctx);
-    cl_device_id d = bicl_context_device(env->ctx);
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(c, 1, &text, NULL, &err);
-    assert_int_equal(clBuildProgram(p, 1, &d, BICL_FIXED_BUILD_OPTIONS, NULL, NULL), CL_SUCCESS);
-    cl_kernel k = clCreateKernel(p, "fused_or_not", &err);
-    const float *ins[3] = {a, b, c3};
-    cl_mem m[4];
-    for (int i = 0; i < 3; ++i) {
-        m[i] = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, n * 4, (void *)ins[i], &err);
-        clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &m[i]);
-    }
-    m[3] = clCreateBuffer(c, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-    clSetKernelArg(k, 3, sizeof(cl_mem), &m[3]);
-    size_t g = n;
-    clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL);
-    clEnqueueReadBuffer(env->queue, m[3], CL_TRUE, 0, n * 4, y, 0, NULL, NULL);
-    for (int i = 0; i < 4; ++i)
-        clReleaseMemObject(m[i]);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    raw_call r;
+    assert_true(raw_begin(&r, env, src, BICL_FIXED_BUILD_OPTIONS, "fused_or_not"));
+    raw_buffer(&r, a, n * 4);
+    raw_buffer(&r, b, n * 4);
+    raw_buffer(&r, c, n * 4);
+    cl_mem by = raw_buffer(&r, NULL, n * 4);
+    raw_run(&r, n);
+    raw_read(&r, by, y, n * 4);
+    raw_end(&r);
 }
 
 /* 1. FP contraction left at its default: a * b + c in one expression becomes an fma on
@@ -279,31 +311,21 @@ static void drift_unsafe_build_options(void **state)
     free(unsafe);
 }
 
-/* A one-kernel program: y = x / (1 + e) with e from the host, built with `options`. */
+/* A one-kernel program: y = x / (1 + x e) with e from the host, built with `options`. */
 static void run_division(test_env *env, const char *options, const float *x, float *y, size_t n)
 {
     const char *src = "#pragma OPENCL FP_CONTRACT OFF\n"
                       "kernel void div(global const float *x, global float *y, float e)\n"
                       "{ size_t i = get_global_id(0); y[i] = x[i] / (1.0f + x[i] * e); }\n";
-    cl_context c = bicl_context_cl_context(env->ctx);
-    cl_device_id d = bicl_context_device(env->ctx);
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &err);
-    assert_int_equal(clBuildProgram(p, 1, &d, options, NULL, NULL), CL_SUCCESS);
-    cl_kernel k = clCreateKernel(p, "div", &err);
-    cl_mem bx = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, n * 4, (void *)x, &err);
-    cl_mem by = clCreateBuffer(c, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+    raw_call r;
+    assert_true(raw_begin(&r, env, src, options, "div"));
+    raw_buffer(&r, x, n * 4);
+    cl_mem by = raw_buffer(&r, NULL, n * 4);
     float e = 0.37f;
-    clSetKernelArg(k, 0, sizeof bx, &bx);
-    clSetKernelArg(k, 1, sizeof by, &by);
-    clSetKernelArg(k, 2, sizeof e, &e);
-    size_t g = n;
-    clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL);
-    clEnqueueReadBuffer(env->queue, by, CL_TRUE, 0, n * 4, y, 0, NULL, NULL);
-    clReleaseMemObject(bx);
-    clReleaseMemObject(by);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    raw_arg(&r, sizeof e, &e);
+    raw_run(&r, n);
+    raw_read(&r, by, y, n * 4);
+    raw_end(&r);
 }
 
 /* 3. fp32 division without -cl-fp32-correctly-rounded-divide-sqrt: not correctly rounded
@@ -346,36 +368,29 @@ static void drift_builtin_math(void **state)
                       "              global float *s)\n"
                       "{ size_t i = get_global_id(0); e[i] = exp(x[i]); t[i] = tanh(x[i]);\n"
                       "  s[i] = sin(x[i] * 1000.0f); }\n";
-    cl_context c = bicl_context_cl_context(env->ctx);
-    cl_device_id d = bicl_context_device(env->ctx);
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &err);
-    assert_int_equal(clBuildProgram(p, 1, &d, BICL_FIXED_BUILD_OPTIONS, NULL, NULL), CL_SUCCESS);
-    cl_kernel k = clCreateKernel(p, "f", &err);
     float *x = malloc(N_IN * 4), *out[3];
     assert_non_null(x);
     fill_inputs(x, N_IN, 4);
     for (size_t i = 0; i < N_IN; ++i)
         x[i] = x[i] / 3.0f; /* [-10, 10] */
-    cl_mem bx = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, N_IN * 4, x, &err), bo[3];
-    clSetKernelArg(k, 0, sizeof bx, &bx);
+    raw_call r;
+    assert_true(raw_begin(&r, env, src, BICL_FIXED_BUILD_OPTIONS, "f"));
+    raw_buffer(&r, x, N_IN * 4);
+    cl_mem bo[3];
     for (int j = 0; j < 3; ++j) {
         out[j] = malloc(N_IN * 4);
-        bo[j] = clCreateBuffer(c, CL_MEM_READ_WRITE, N_IN * 4, NULL, &err);
-        clSetKernelArg(k, (cl_uint)j + 1, sizeof bo[j], &bo[j]);
+        bo[j] = raw_buffer(&r, NULL, N_IN * 4);
     }
-    size_t g = N_IN;
-    clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+    raw_run(&r, N_IN);
     size_t diff[3] = {0, 0, 0};
     uint64_t hash[3];
     for (int j = 0; j < 3; ++j) {
-        clEnqueueReadBuffer(env->queue, bo[j], CL_TRUE, 0, N_IN * 4, out[j], 0, NULL, NULL);
+        raw_read(&r, bo[j], out[j], N_IN * 4);
         hash[j] = bicl_fnv1a(BICL_FNV_OFFSET, out[j], N_IN * 4);
         for (size_t i = 0; i < N_IN; ++i) {
             float h = j == 0 ? expf(x[i]) : j == 1 ? tanhf(x[i]) : sinf(x[i] * 1000.0f);
             diff[j] += memcmp(&h, &out[j][i], 4) != 0;
         }
-        clReleaseMemObject(bo[j]);
     }
     print_message("drift 4, built-ins vs glibc on this device: exp %zu, tanh %zu, sin %zu of %d "
                   "differ; output hashes exp %016llx tanh %016llx sin %016llx (compare across "
@@ -386,9 +401,7 @@ static void drift_builtin_math(void **state)
     float *safe = malloc(N_IN * 4);
     bicl_silu(env, x, safe, N_IN);
     free(safe);
-    clReleaseMemObject(bx);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    raw_end(&r);
     for (int j = 0; j < 3; ++j)
         free(out[j]);
     free(x);
@@ -407,12 +420,6 @@ static void drift_vector_body_scalar_tail(void **state)
         "  if (i < nv) { float4 va = vload4(i, a), vb = vload4(i, b);\n"
         "    vstore4(fma(va, vb, vload4(i, c)), i, y); }\n"                  /* body: contracted */
         "  ulong t = nv * 4 + i; if (t < n) y[t] = a[t] * b[t] + c[t]; }\n"; /* tail: not */
-    cl_context c = bicl_context_cl_context(env->ctx);
-    cl_device_id d = bicl_context_device(env->ctx);
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &err);
-    assert_int_equal(clBuildProgram(p, 1, &d, BICL_FIXED_BUILD_OPTIONS, NULL, NULL), CL_SUCCESS);
-    cl_kernel k = clCreateKernel(p, "axpy", &err);
     /* the same 3 (a, b, c) at positions 0..2 (body) and, with n = 7, at 4..6 (tail); c is
      * minus the rounded product, so a * b + c is 0 unfused and the rounding error fused */
     float a[8], b[8], cc[8], y[8];
@@ -423,30 +430,22 @@ static void drift_vector_body_scalar_tail(void **state)
         cc[i] = cc[4 + i] = -prod;
     }
     a[3] = b[3] = a[7] = b[7] = cc[3] = cc[7] = 1.0f;
-    cl_mem ba = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
-    cl_mem bb = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, sizeof b, b, &err);
-    cl_mem bc = clCreateBuffer(c, CL_MEM_COPY_HOST_PTR, sizeof cc, cc, &err);
-    cl_mem by = clCreateBuffer(c, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
+    raw_call r;
+    assert_true(raw_begin(&r, env, src, BICL_FIXED_BUILD_OPTIONS, "axpy"));
+    raw_buffer(&r, a, sizeof a);
+    raw_buffer(&r, b, sizeof b);
+    raw_buffer(&r, cc, sizeof cc);
+    cl_mem by = raw_buffer(&r, NULL, sizeof y);
     cl_ulong n = 7;
-    clSetKernelArg(k, 0, sizeof ba, &ba);
-    clSetKernelArg(k, 1, sizeof bb, &bb);
-    clSetKernelArg(k, 2, sizeof bc, &bc);
-    clSetKernelArg(k, 3, sizeof by, &by);
-    clSetKernelArg(k, 4, sizeof n, &n);
-    size_t g = 4;
-    clEnqueueNDRangeKernel(env->queue, k, 1, NULL, &g, NULL, 0, NULL, NULL);
-    clEnqueueReadBuffer(env->queue, by, CL_TRUE, 0, 28, y, 0, NULL, NULL);
+    raw_arg(&r, sizeof n, &n);
+    raw_run(&r, 4);
+    raw_read(&r, by, y, 28);
     size_t dif = count_differences(y, y + 4, 3, 4);
     print_message("drift 5, fma body vs plain tail: %zu of 3 identical inputs differ by position; "
                   "bicl's variants: 0 (test_pointwise every_variant_gives_the_same_bits)\n",
                   dif);
     assert_true(dif > 0);
-    clReleaseMemObject(ba);
-    clReleaseMemObject(bb);
-    clReleaseMemObject(bc);
-    clReleaseMemObject(by);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
+    raw_end(&r);
 }
 
 /* 6. bf16 by truncation instead of round to nearest even. */
