@@ -260,6 +260,13 @@ typedef struct bicl_args {
 void bicl_arg(bicl_args *a, size_t size, const void *value);
 /* A view's buffer and element offset (two arguments). */
 void bicl_arg_view(bicl_args *a, const bicl_tensor *t);
+/* A view's buffer, element offset and its first n_strides strides (ulong each). */
+void bicl_arg_view_strides(bicl_args *a, const bicl_tensor *t, int n_strides);
+/* Ends a launch whose arguments are set: enqueues `units` work units (1-d), or reports
+ * the first argument that failed, and gives the kernel back to its pool either way. */
+bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, const char *name, bicl_args *a,
+                             size_t units, size_t wg, cl_uint n_wait, const cl_event *wait,
+                             cl_event *done);
 
 /* A view of `in` broadcast to `target`'s shape (numpy rules: ranks aligned at the
  * right, dims of size 1 or missing get stride 0). BICL_ERR_SHAPE_MISMATCH otherwise. */

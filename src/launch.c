@@ -47,6 +47,26 @@ bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, siz
     return enqueue_2d(ctx, q, k, units, 1, wg, n_wait, wait, done);
 }
 
+void bicl_arg_view_strides(bicl_args *a, const bicl_tensor *t, int n_strides)
+{
+    bicl_arg_view(a, t);
+    for (int d = 0; d < n_strides; ++d) {
+        cl_ulong st = (cl_ulong)t->stride[d];
+        bicl_arg(a, sizeof st, &st);
+    }
+}
+
+bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, const char *name, bicl_args *a,
+                             size_t units, size_t wg, cl_uint n_wait, const cl_event *wait,
+                             cl_event *done)
+{
+    bicl_status st = a->err == CL_SUCCESS
+                         ? bicl_enqueue(ctx, q, a->k, units, wg, n_wait, wait, done)
+                         : bicl_fail_cl(a->err, "clSetKernelArg");
+    bicl_kernel_release(ctx, name, a->k);
+    return st;
+}
+
 /* The three kernel shapes of an elementwise op (see cl/bicl_kernel.h). */
 typedef enum shape_kind { SHAPE_FLAT, SHAPE_ROWS, SHAPE_STRIDED } shape_kind;
 

@@ -425,13 +425,8 @@ static bicl_status positional_launch(bicl_context *ctx, cl_command_queue queue, 
     bicl_arg(&a, sizeof ipt, &ipt);
     for (int e = 0; e < n_extra; ++e)
         bicl_arg(&a, extra[e].size, extra[e].value);
-    if (a.err == CL_SUCCESS)
-        st = bicl_enqueue(ctx, queue, k, ((size_t)n + ipt - 1) / ipt, var.work_group_size, n_wait,
-                          wait, done);
-    else
-        st = bicl_fail_cl(a.err, "clSetKernelArg (mask)");
-    bicl_kernel_release(ctx, name, k);
-    return st;
+    return bicl_args_launch(ctx, queue, name, &a, ((size_t)n + ipt - 1) / ipt, var.work_group_size,
+                            n_wait, wait, done);
 }
 
 bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,

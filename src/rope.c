@@ -493,14 +493,8 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     bicl_arg(&a, sizeof limit, &limit);
     bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
     bicl_arg(&a, sizeof ipt, &ipt);
-    if (a.err != CL_SUCCESS) {
-        bicl_kernel_release(ctx, name, k);
-        return bicl_fail_cl(a.err, "clSetKernelArg (rope)");
-    }
-    size_t units = (v.T * lanes + ipt - 1) / ipt;
-    st = bicl_enqueue(ctx, queue, k, units, var.work_group_size, n_wait, wait, done);
-    bicl_kernel_release(ctx, name, k);
-    return st;
+    return bicl_args_launch(ctx, queue, name, &a, (v.T * lanes + ipt - 1) / ipt,
+                            var.work_group_size, n_wait, wait, done);
 }
 
 bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rope_plan *plan,
@@ -581,33 +575,19 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
     if (st != BICL_SUCCESS)
         return st;
     bicl_variant var = bicl_context_variant_snapshot(ctx);
-    const bicl_tensor *s = start ? start : cu_seqlens;
-    cl_ulong cu_off = cu_seqlens->offset, cu_st = (cl_ulong)cu_seqlens->stride[0];
-    cl_ulong s_off = s->offset, s_st = (cl_ulong)s->stride[0];
-    cl_ulong o_off = positions->offset, o_st = (cl_ulong)positions->stride[0];
+    const bicl_tensor *s = start ? start : cu_seqlens; /* any i32 buffer when unused */
     cl_ulong T = positions->shape[0];
     cl_uint b = (cl_uint)batch, has_start = start != NULL, ipt = var.items_per_thread;
     bicl_args a = {k, 0, CL_SUCCESS};
-    bicl_arg(&a, sizeof(cl_mem), &cu_seqlens->mem);
-    bicl_arg(&a, sizeof cu_off, &cu_off);
-    bicl_arg(&a, sizeof cu_st, &cu_st);
+    bicl_arg_view_strides(&a, cu_seqlens, 1);
     bicl_arg(&a, sizeof b, &b);
-    bicl_arg(&a, sizeof(cl_mem), &s->mem);
-    bicl_arg(&a, sizeof s_off, &s_off);
-    bicl_arg(&a, sizeof s_st, &s_st);
+    bicl_arg_view_strides(&a, s, 1);
     bicl_arg(&a, sizeof has_start, &has_start);
-    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
-    bicl_arg(&a, sizeof o_off, &o_off);
-    bicl_arg(&a, sizeof o_st, &o_st);
+    bicl_arg_view_strides(&a, positions, 1);
     bicl_arg(&a, sizeof T, &T);
     bicl_arg(&a, sizeof ipt, &ipt);
-    if (a.err == CL_SUCCESS)
-        st = bicl_enqueue(ctx, queue, k, ((size_t)T + ipt - 1) / ipt, var.work_group_size, n_wait,
-                          wait, done);
-    else
-        st = bicl_fail_cl(a.err, "clSetKernelArg (positions_packed)");
-    bicl_kernel_release(ctx, "positions_packed", k);
-    return st;
+    return bicl_args_launch(ctx, queue, "positions_packed", &a, ((size_t)T + ipt - 1) / ipt,
+                            var.work_group_size, n_wait, wait, done);
 }
 
 bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
@@ -645,37 +625,19 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
     if (st != BICL_SUCCESS)
         return st;
     bicl_variant var = bicl_context_variant_snapshot(ctx);
-    const bicl_tensor *s = start ? start : positions;
-    cl_ulong m_off = mask->offset, m_sb = (cl_ulong)mask->stride[0],
-             m_ss = (cl_ulong)mask->stride[1];
-    cl_ulong s_off = s->offset, s_st = (cl_ulong)s->stride[0];
-    cl_ulong o_off = positions->offset, o_sb = (cl_ulong)positions->stride[0],
-             o_ss = (cl_ulong)positions->stride[1];
+    const bicl_tensor *s = start ? start : positions; /* any i32 buffer when unused */
     cl_ulong B = mask->shape[0], S = mask->shape[1];
     cl_uint has_start = start != NULL, ipt = var.items_per_thread;
     bicl_args a = {k, 0, CL_SUCCESS};
-    bicl_arg(&a, sizeof(cl_mem), &mask->mem);
-    bicl_arg(&a, sizeof m_off, &m_off);
-    bicl_arg(&a, sizeof m_sb, &m_sb);
-    bicl_arg(&a, sizeof m_ss, &m_ss);
-    bicl_arg(&a, sizeof(cl_mem), &s->mem);
-    bicl_arg(&a, sizeof s_off, &s_off);
-    bicl_arg(&a, sizeof s_st, &s_st);
+    bicl_arg_view_strides(&a, mask, 2);
+    bicl_arg_view_strides(&a, s, 1);
     bicl_arg(&a, sizeof has_start, &has_start);
-    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
-    bicl_arg(&a, sizeof o_off, &o_off);
-    bicl_arg(&a, sizeof o_sb, &o_sb);
-    bicl_arg(&a, sizeof o_ss, &o_ss);
+    bicl_arg_view_strides(&a, positions, 2);
     bicl_arg(&a, sizeof B, &B);
     bicl_arg(&a, sizeof S, &S);
     bicl_arg(&a, sizeof ipt, &ipt);
-    if (a.err == CL_SUCCESS)
-        st = bicl_enqueue(ctx, queue, k, ((size_t)B + ipt - 1) / ipt, var.work_group_size, n_wait,
-                          wait, done);
-    else
-        st = bicl_fail_cl(a.err, "clSetKernelArg (positions_padded)");
-    bicl_kernel_release(ctx, name, k);
-    return st;
+    return bicl_args_launch(ctx, queue, name, &a, ((size_t)B + ipt - 1) / ipt, var.work_group_size,
+                            n_wait, wait, done);
 }
 
 /* --------------------------------------------------------- host references */
