@@ -1,6 +1,7 @@
 /* tensor.c - host-side validation of views, queues and wait lists (design rule 5),
  * aliasing checks, and the iteration space of an elementwise op. */
 #include "internal.h"
+#include "memfacts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -98,26 +99,20 @@ static bool self_overlaps(const bicl_tensor *t)
 static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, const char *name,
                              bool output, size_t bytes)
 {
-    cl_context mc = NULL;
-    cl_int err = clGetMemObjectInfo(t->mem, CL_MEM_CONTEXT, sizeof mc, &mc, NULL);
+    bicl_mem_facts f;
+    cl_int err = bicl_mem_facts_get(t->mem, &f);
     if (err != CL_SUCCESS)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: cl_mem rejected by OpenCL (%s)", name,
                          bicl_cl_error_name(err));
-    if (mc != ctx->cl_ctx)
+    if (f.context != ctx->cl_ctx)
         return bicl_fail(BICL_ERR_CONTEXT_MISMATCH, "%s: buffer of another cl_context", name);
-    cl_mem_object_type type = 0;
-    clGetMemObjectInfo(t->mem, CL_MEM_TYPE, sizeof type, &type, NULL);
-    if (type != CL_MEM_OBJECT_BUFFER)
+    if (f.type != CL_MEM_OBJECT_BUFFER)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: not a buffer (an image?)", name);
-    size_t size = 0;
-    clGetMemObjectInfo(t->mem, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (bytes > size)
+    if (bytes > f.size)
         return bicl_fail(BICL_ERR_OUT_OF_BOUNDS,
                          "%s: view needs %zu bytes, the buffer has %zu (CL_MEM_SIZE)", name, bytes,
-                         size);
-    cl_mem_flags flags = 0;
-    clGetMemObjectInfo(t->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
-    if (output && (flags & CL_MEM_READ_ONLY))
+                         f.size);
+    if (output && (f.flags & CL_MEM_READ_ONLY))
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: output buffer is CL_MEM_READ_ONLY", name);
     return BICL_SUCCESS;
 }
@@ -368,15 +363,13 @@ bicl_view_relation bicl_views_relate(const bicl_tensor *a, size_t a_origin, cons
 /* The buffer a view's cl_mem is carved from, and where it starts in it. */
 static cl_mem base_buffer(const bicl_tensor *t, size_t *origin)
 {
-    cl_mem parent = NULL;
-    *origin = 0;
-    if (clGetMemObjectInfo(t->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
-            CL_SUCCESS &&
-        parent) {
-        clGetMemObjectInfo(t->mem, CL_MEM_OFFSET, sizeof *origin, origin, NULL);
-        return parent;
+    bicl_mem_facts f;
+    if (bicl_mem_facts_get(t->mem, &f) != CL_SUCCESS) {
+        *origin = 0;
+        return t->mem;
     }
-    return t->mem;
+    *origin = f.origin;
+    return f.base;
 }
 
 bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_tensor *other,
