@@ -1,126 +1,225 @@
 /* rope.cl - bicl_rope_apply and the position-id builders.
  *
- * One work unit is (token, lane): lane < rotary_dim/2 rotates pair `lane` of every q
- * and k head of the token, so cos/sin are fetched or computed once per (token, pair)
- * and consecutive units touch consecutive elements; lane < head_dim - rotary_dim
- * copies one pass-through element of every head when the output is not in place.
- * Positions are checked here: an out-of-range one is counted and its token's rotary
- * elements become NaN; nothing is read at that position. */
+ * One work unit is (token, block of heads, group of VW pairs). Heads are their own
+ * units so that decode (one token) has hq + hk times the parallelism of a unit per
+ * (token, pair) looping over heads; a block holds one head when cos/sin come from
+ * the table (an 8-byte load per pair, shared by the heads of a token through the
+ * cache) and several when they are computed inline, where one fp64 sincos per
+ * (token, pair) is worth amortising. Units are numbered group-fastest, so consecutive
+ * work-items touch consecutive elements of a head.
+ *
+ * rope_<ti>_<to>_v1 is the general path: any strides, one pair per unit. The _v4/_v8
+ * kernels move VW consecutive pairs with vector loads and stores (NeoX: x[i..i+VW) and
+ * x[half+i..half+i+VW); GPT-J: x[2i..2i+2VW) as two vectors) and the VW float2 table
+ * entries of those pairs with one vector load. The host runs them only when every q/k
+ * view has element stride 1 and its offset and other strides are multiples of VW, and
+ * VW divides rotary_dim / 2 (so every pair group is whole and the table rows, the
+ * second NeoX half and the pass-through block are aligned too); only the pass-through
+ * block can end in a partial group, copied element by element.
+ *
+ * Every variant computes each output element the same way: the same stored input bits
+ * converted to f32, the same (cos, sin) bits, bicl_rope_rot0/rot1, the same store
+ * conversion. Vectors move bits only, so the variant never changes an output bit.
+ *
+ * Positions are checked here: an out-of-range one is counted once per token (by its
+ * first unit) and its token's rotary elements become the canonical NaN; nothing is read
+ * at that position. Pass-through elements are still copied. */
 #pragma OPENCL FP_CONTRACT OFF
 #include "bicl_kernel.h"
 #include "bicl_rope_rotate.h"
 #include "bicl_rope_math.h"
 
 /* Bits of the flags argument (src/rope.c writes the same values). */
-#define ROPE_GPTJ        1u
-#define ROPE_INVERSE     2u
-#define ROPE_INLINE      4u
-#define ROPE_HF          8u
-#define ROPE_Q_IN_PLACE  16u
-#define ROPE_K_IN_PLACE  32u
+#define ROPE_GPTJ       1u
+#define ROPE_INVERSE    2u
+#define ROPE_INLINE     4u
+#define ROPE_HF         8u
+#define ROPE_Q_IN_PLACE 16u
+#define ROPE_K_IN_PLACE 32u
 
-/* Element (b, s, head, e) of a view with strides st = (b, s, head, element). */
-BICL_FN ulong rope_index(ulong off, ulong4 st, ulong b, ulong s, uint h, uint e)
+/* n / d, and n % d in *r. In 32 bits when both fit (the common case): a 64-bit
+ * division is a long software routine on GPUs. */
+BICL_FN ulong rope_divmod(ulong n, ulong d, ulong *r)
 {
-    return off + b * st.s0 + s * st.s1 + (ulong)h * st.s2 + (ulong)e * st.s3;
+    if (n <= 0xffffffffUL && d <= 0xffffffffUL) {
+        uint q = (uint)n / (uint)d;
+        *r = (uint)n - q * (uint)d;
+        return q;
+    }
+    ulong q = n / d;
+    *r = n - q * d;
+    return q;
 }
 
-/* cos/sin of pair i at position p from the chosen source. */
-BICL_FN float2 rope_cos_sin(int p, uint i, uint half_r, uint flags, global const float2 *table,
-                            global const ulong *inv_bits, global const float *inv_f,
-                            ulong attn_bits, float attn_f)
+/* Element 0 of head h of token (b, s) in a view with strides st = (b, s, head, element). */
+BICL_FN ulong rope_head_at(ulong off, ulong4 st, ulong b, ulong s, uint h)
 {
-    float2 cs = (float2)(0.0f, 0.0f);
-    if (!(flags & ROPE_INLINE)) {
-        cs = table[(ulong)p * half_r + i];
-    } else {
+    return off + b * st.s0 + s * st.s1 + (ulong)h * st.s2;
+}
+
+/* cos/sin of pair i at position p, computed on the device (ROPE_INLINE). */
+BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong *inv_bits,
+                                   global const float *inv_f, ulong attn_bits, float attn_f)
+{
 #ifdef BICL_HAVE_FP64
-        float c, s;
-        if (flags & ROPE_HF)
-            bicl_rope_cos_sin_hf(p, inv_f[i], attn_f, &c, &s);
-        else
-            bicl_rope_cos_sin_exact(p, as_double(inv_bits[i]), as_double(attn_bits), &c, &s);
-        cs = (float2)(c, s);
+    float c, s;
+    if (flags & ROPE_HF)
+        bicl_rope_cos_sin_hf(p, inv_f[i], attn_f, &c, &s);
+    else
+        bicl_rope_cos_sin_exact(p, as_double(inv_bits[i]), as_double(attn_bits), &c, &s);
+    return (float2)(c, s);
 #else
-        (void)inv_bits;
-        (void)inv_f;
-        (void)attn_bits;
-        (void)attn_f;
-        cs = (float2)(bicl_f32_canonical_nan(), bicl_f32_canonical_nan());
+    (void)p;
+    (void)i;
+    (void)flags;
+    (void)inv_bits;
+    (void)inv_f;
+    (void)attn_bits;
+    (void)attn_f;
+    return (float2)(bicl_f32_canonical_nan(), bicl_f32_canonical_nan());
 #endif
-    }
-    return cs;
 }
 
-#define ROPE_KERNEL(TI, TO)                                                                    \
-    kernel void rope_##TI##_##TO(                                                              \
-        global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,    \
-        global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,    \
-        ulong qo_off, ulong4 qo_st, uint hq, global const BICL_ST_##TI *ki, ulong ki_off,      \
-        ulong4 ki_st, global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk,            \
-        uint half_r, uint pass, uint lanes, uint flags, global const float2 *table,            \
-        global const ulong *inv_bits, global const float *inv_f, ulong attn_bits,              \
-        float attn_f, int limit, global int *err, uint ipt)                                    \
-    {                                                                                          \
-        BICL_FOR_UNITS(u, T * lanes)                                                           \
-        {                                                                                      \
-            ulong t = u / lanes;                                                               \
-            uint lane = (uint)(u % lanes);                                                     \
-            ulong b = t / S, s = t % S;                                                        \
-            int p = pos[pos_off + b * pos_sb + s * pos_ss];                                    \
-            bool ok = p >= 0 && p <= limit;                                                   \
-            if (!ok && lane == 0) {                                                            \
-                atomic_inc(&err[0]);                                                           \
-                atomic_min(&err[1], p);                                                        \
-            }                                                                                  \
-            if (lane < half_r) {                                                               \
-                float2 cs = ok ? rope_cos_sin(p, lane, half_r, flags, table, inv_bits, inv_f,  \
-                                              attn_bits, attn_f)                               \
-                               : (float2)(bicl_f32_canonical_nan(), 0.0f);                     \
-                uint e0 = (flags & ROPE_GPTJ) ? 2u * lane : lane;                              \
-                uint e1 = (flags & ROPE_GPTJ) ? 2u * lane + 1u : lane + half_r;                \
-                int inv = (flags & ROPE_INVERSE) != 0;                                         \
-                for (uint h = 0; h < hq + hk; ++h) {                                           \
-                    bool isq = h < hq;                                                         \
-                    uint hh = isq ? h : h - hq;                                                \
-                    global const BICL_ST_##TI *xi = isq ? qi : ki;                             \
-                    global BICL_ST_##TO *xo = isq ? qo : ko;                                   \
-                    ulong io = isq ? qi_off : ki_off, oo = isq ? qo_off : ko_off;              \
-                    ulong4 ist = isq ? qi_st : ki_st, ost = isq ? qo_st : ko_st;               \
-                    float x0 = BICL_LD_##TI(xi[rope_index(io, ist, b, s, hh, e0)]);            \
-                    float x1 = BICL_LD_##TI(xi[rope_index(io, ist, b, s, hh, e1)]);            \
-                    float o0 = bicl_rope_rot0(x0, x1, cs.x, cs.y, inv);                        \
-                    float o1 = bicl_rope_rot1(x0, x1, cs.x, cs.y, inv);                        \
-                    if (!ok) {                                                                 \
-                        o0 = bicl_f32_canonical_nan();                                         \
-                        o1 = o0;                                                               \
-                    }                                                                          \
-                    xo[rope_index(oo, ost, b, s, hh, e0)] = BICL_SV_##TO(o0);                  \
-                    xo[rope_index(oo, ost, b, s, hh, e1)] = BICL_SV_##TO(o1);                  \
-                }                                                                              \
-            }                                                                                  \
-            if (lane < pass) {                                                                 \
-                uint e = 2u * half_r + lane;                                                   \
-                for (uint h = 0; h < hq + hk; ++h) {                                           \
-                    bool isq = h < hq;                                                         \
-                    if ((isq && (flags & ROPE_Q_IN_PLACE)) || (!isq && (flags & ROPE_K_IN_PLACE))) \
-                        continue;                                                              \
-                    uint hh = isq ? h : h - hq;                                                \
-                    global const BICL_ST_##TI *xi = isq ? qi : ki;                             \
-                    global BICL_ST_##TO *xo = isq ? qo : ko;                                   \
-                    ulong i_at = rope_index(isq ? qi_off : ki_off, isq ? qi_st : ki_st, b, s, hh, e); \
-                    ulong o_at = rope_index(isq ? qo_off : ko_off, isq ? qo_st : ko_st, b, s, hh, e); \
-                    xo[o_at] = BICL_CONV(TI, TO, xi[i_at]);                                    \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
+/* (cos, sin) of the VW table entries t[i .. i + VW) into cs[2 VW]: one float2, float8 or
+ * float16 load (aligned: the host runs VW > 1 only when VW divides the row length). */
+#define ROPE_TABLE_LD_1(t, i, cs) vstore2((t)[i], 0, (cs))
+#define ROPE_TABLE_LD_4(t, i, cs) vstore8(*(global const float8 *)((t) + (i)), 0, (cs))
+#define ROPE_TABLE_LD_8(t, i, cs) vstore16(*(global const float16 *)((t) + (i)), 0, (cs))
+
+/* VW stored elements e .. e + VW of a head starting at p, element stride es, to and from
+ * a[]. VW == 1: one element at any stride; VW > 1: one aligned vector (es is 1 and e a
+ * multiple of VW, checked by the host). */
+#define ROPE_LOAD(T, VW, p, es, e, a)                                                              \
+    do {                                                                                           \
+        if (VW == 1)                                                                               \
+            (a)[0] = (p)[(ulong)(e) * (es)];                                                       \
+        else                                                                                       \
+            BICL_VLD_##VW(T, p, (e) / VW, a);                                                      \
+    } while (0)
+#define ROPE_STORE(T, VW, p, es, e, a)                                                             \
+    do {                                                                                           \
+        if (VW == 1)                                                                               \
+            (p)[(ulong)(e) * (es)] = (a)[0];                                                       \
+        else                                                                                       \
+            BICL_VST_##VW(T, p, (e) / VW, a);                                                      \
+    } while (0)
+
+/* Pair l of a group: stored xs[j0], xs[j1] to ys[j0], ys[j1] with (cos, sin) cs[2l],
+ * cs[2l + 1]. The callers unroll l with j0, j1 fixed per layout, so the private arrays
+ * are indexed by constants and stay in registers. */
+#define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, inv)                                              \
+    do {                                                                                           \
+        float x0 = BICL_LD_##TI((xs)[j0]), x1 = BICL_LD_##TI((xs)[j1]);                            \
+        float c_ = (cs)[2u * (l)], s_ = (cs)[2u * (l) + 1u];                                       \
+        (ys)[j0] = BICL_SV_##TO(bicl_rope_rot0(x0, x1, c_, s_, inv));                              \
+        (ys)[j1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
+    } while (0)
+
+/* Arguments: positions (buffer, offset, b and s strides), S (tokens per row), T
+ * (tokens); q in/out views (buffer, offset, (b, s, head, element) strides), hq; the same
+ * for k, hk; half_r = rotary_dim / 2, pass = head_dim - rotary_dim; groups = units per
+ * (token, head block); hpu = heads per block, hblocks = blocks per token; flags; the
+ * cos/sin sources; limit = largest valid position; err = (count, smallest bad). */
+#define ROPE_KERNEL(TI, TO, VW)                                                                    \
+    kernel void rope_##TI##_##TO##_v##VW(                                                          \
+        global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,        \
+        global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
+        ulong qo_off, ulong4 qo_st, uint hq, global const BICL_ST_##TI *ki, ulong ki_off,          \
+        ulong4 ki_st, global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk, uint half_r,   \
+        uint pass, uint groups, uint hpu, uint hblocks, uint flags, global const float2 *table,    \
+        global const ulong *inv_bits, global const float *inv_f, ulong attn_bits, float attn_f,    \
+        int limit, global int *err, uint ipt)                                                      \
+    {                                                                                              \
+        const bool gptj = (flags & ROPE_GPTJ) != 0;                                                \
+        const int inv = (flags & ROPE_INVERSE) != 0;                                               \
+        const ulong units = T * hblocks * groups;                                                  \
+        BICL_FOR_UNITS(u, units)                                                                   \
+        {                                                                                          \
+            ulong g_, hb_, s;                                                                      \
+            ulong th = rope_divmod(u, groups, &g_); /* token * hblocks + block */                  \
+            ulong t = rope_divmod(th, hblocks, &hb_);                                              \
+            ulong b = rope_divmod(t, S, &s);                                                       \
+            uint g = (uint)g_, h0 = (uint)hb_ * hpu;                                               \
+            uint h1 = h0 + min(hpu, hq + hk - h0);                                                 \
+            int p = pos[pos_off + b * pos_sb + s * pos_ss];                                        \
+            bool ok = p >= 0 && p <= limit;                                                        \
+            if (!ok && hb_ == 0 && g == 0) {                                                       \
+                atomic_inc(&err[0]);                                                               \
+                atomic_min(&err[1], p);                                                            \
+            }                                                                                      \
+            /* Rotary: pairs i0 .. i0 + VW, whole (see the top of the file). */                    \
+            uint i0 = g * VW;                                                                      \
+            float cs[2 * VW]; /* (cos, sin) of each pair, read once for the block */               \
+            if (i0 < half_r && ok) {                                                               \
+                if (!(flags & ROPE_INLINE)) {                                                      \
+                    ulong row = (ulong)p * half_r; /* entries of positions before p */             \
+                    ROPE_TABLE_LD_##VW(table, row + i0, cs);                                       \
+                } else {                                                                           \
+                    for (uint l = 0; l < VW; ++l) {                                                \
+                        float2 v = rope_cos_sin_inline(p, i0 + l, flags, inv_bits, inv_f,          \
+                                                       attn_bits, attn_f);                         \
+                        cs[2 * l] = v.x;                                                           \
+                        cs[2 * l + 1] = v.y;                                                       \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            /* The two spans of VW elements a group reads: NeoX x[i0..] and x[half + i0..],        \
+             * GPT-J x[2 i0 ..] and the VW after it; ROPE_PAIR's j0, j1 index them. */             \
+            uint ea = gptj ? 2u * i0 : i0, eb = gptj ? 2u * i0 + VW : half_r + i0;                 \
+            /* Pass-through: elements rotary_dim + k0 .. of this group, the last one partial. */   \
+            uint k0 = g * VW, e_pass = 2u * half_r + k0;                                           \
+            for (uint h = h0; h < h1; ++h) {                                                       \
+                bool isq = h < hq;                                                                 \
+                uint hh = isq ? h : h - hq;                                                        \
+                ulong4 ist = isq ? qi_st : ki_st, ost = isq ? qo_st : ko_st;                       \
+                global const BICL_ST_##TI *x =                                                     \
+                    (isq ? qi : ki) + rope_head_at(isq ? qi_off : ki_off, ist, b, s, hh);          \
+                global BICL_ST_##TO *y =                                                           \
+                    (isq ? qo : ko) + rope_head_at(isq ? qo_off : ko_off, ost, b, s, hh);          \
+                ulong xes = ist.s3, yes = ost.s3;                                                  \
+                if (i0 < half_r) {                                                                 \
+                    BICL_ST_##TO ys[2 * VW];                                                       \
+                    if (ok) {                                                                      \
+                        BICL_ST_##TI xs[2 * VW];                                                   \
+                        ROPE_LOAD(BICL_ST_##TI, VW, x, xes, ea, xs);                               \
+                        ROPE_LOAD(BICL_ST_##TI, VW, x, xes, eb, xs + VW);                          \
+                        if (gptj)                                                                  \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, inv);        \
+                        else                                                                       \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, inv);                  \
+                    } else {                                                                       \
+                        for (uint l = 0; l < 2 * VW; ++l)                                          \
+                            ys[l] = BICL_SV_##TO(bicl_f32_canonical_nan());                        \
+                    }                                                                              \
+                    ROPE_STORE(BICL_ST_##TO, VW, y, yes, ea, ys);                                  \
+                    ROPE_STORE(BICL_ST_##TO, VW, y, yes, eb, ys + VW);                             \
+                }                                                                                  \
+                bool copy = !(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE));                  \
+                if (k0 < pass && copy) {                                                           \
+                    if (k0 + VW <= pass) {                                                         \
+                        BICL_ST_##TI xs[VW];                                                       \
+                        BICL_ST_##TO ys[VW];                                                       \
+                        ROPE_LOAD(BICL_ST_##TI, VW, x, xes, e_pass, xs);                           \
+                        for (uint l = 0; l < VW; ++l)                                              \
+                            ys[l] = BICL_CONV(TI, TO, xs[l]);                                      \
+                        ROPE_STORE(BICL_ST_##TO, VW, y, yes, e_pass, ys);                          \
+                    } else {                                                                       \
+                        for (uint e = e_pass; e < 2u * half_r + pass; ++e)                         \
+                            y[(ulong)e * yes] = BICL_CONV(TI, TO, x[(ulong)e * xes]);              \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
     }
 
-/* Instances the host appends: "ROPE_KERNEL(ti, to)", or "ROPE_BUILDERS" for a program
- * with the position-id builders only (they are in every program). */
+/* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", or "ROPE_BUILDERS" for a
+ * program with the position-id builders only (they are in every program). */
 #define ROPE_BUILDERS
 #ifndef BICL_SELECTED
-BICL_FOR_DTYPE_PAIRS(ROPE_KERNEL)
+#define ROPE_KERNELS_(TI, TO) ROPE_KERNEL(TI, TO, 1) ROPE_KERNEL(TI, TO, 4) ROPE_KERNEL(TI, TO, 8)
+BICL_FOR_DTYPE_PAIRS(ROPE_KERNELS_)
 #endif
 
 /* ------------------------------------------------------------- position ids */
@@ -154,24 +253,24 @@ kernel void positions_packed(global const int *cu, ulong cu_off, ulong cu_st, ui
 }
 
 /* One work unit per row: a running count of real tokens (mask != 0). */
-#define POSITIONS_PADDED(MT, NAME)                                                             \
-    kernel void NAME(global const MT *mask, ulong m_off, ulong m_sb, ulong m_ss,               \
-                     global const int *start, ulong st_off, ulong st_st, uint has_start,       \
-                     global int *out, ulong o_off, ulong o_sb, ulong o_ss, ulong B, ulong S,   \
-                     uint ipt)                                                                 \
-    {                                                                                          \
-        BICL_FOR_UNITS(b, B)                                                                   \
-        {                                                                                      \
-            long base = has_start ? start[st_off + b * st_st] : 0;                             \
-            long seen = 0;                                                                     \
-            for (ulong s = 0; s < S; ++s) {                                                    \
-                bool real = mask[m_off + b * m_sb + s * m_ss] != 0;                            \
-                long v = base + seen;                                                          \
-                int p = real ? ((v >= 0 && v <= 2147483647L) ? (int)v : -1) : 0;               \
-                out[o_off + b * o_sb + s * o_ss] = p;                                          \
-                seen += real ? 1 : 0;                                                          \
-            }                                                                                  \
-        }                                                                                      \
+#define POSITIONS_PADDED(MT, NAME)                                                                 \
+    kernel void NAME(global const MT *mask, ulong m_off, ulong m_sb, ulong m_ss,                   \
+                     global const int *start, ulong st_off, ulong st_st, uint has_start,           \
+                     global int *out, ulong o_off, ulong o_sb, ulong o_ss, ulong B, ulong S,       \
+                     uint ipt)                                                                     \
+    {                                                                                              \
+        BICL_FOR_UNITS(b, B)                                                                       \
+        {                                                                                          \
+            long base = has_start ? start[st_off + b * st_st] : 0;                                 \
+            long seen = 0;                                                                         \
+            for (ulong s = 0; s < S; ++s) {                                                        \
+                bool real = mask[m_off + b * m_sb + s * m_ss] != 0;                                \
+                long v = base + seen;                                                              \
+                int p = real ? ((v >= 0 && v <= 2147483647L) ? (int)v : -1) : 0;                   \
+                out[o_off + b * o_sb + s * o_ss] = p;                                              \
+                seen += real ? 1 : 0;                                                              \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 POSITIONS_PADDED(uchar, positions_padded_u8)

@@ -179,6 +179,16 @@ const char *bicl_family_name(bicl_family family);
 /* Complete build options for this context (fixed + allowed extras). */
 void bicl_build_options(const bicl_context *ctx, char *out, size_t n);
 
+/* For tests (the vector RoPE kernels run exactly where the views allow them): the
+ * vector width, heads per work unit and units per work-item bicl_rope_apply would
+ * launch this call with, after the same validation (src/rope.c). */
+bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
+                                   bicl_rope_source source, const bicl_tensor *positions,
+                                   const bicl_tensor *q_in, const bicl_tensor *q_out,
+                                   const bicl_tensor *k_in, const bicl_tensor *k_out,
+                                   unsigned *vector_width, unsigned *heads_per_unit,
+                                   unsigned *items_per_thread);
+
 /* ------------------------------------------------------------ disk cache */
 
 /* Key text of one cache entry: fingerprint, family, source hash (the instance line is

@@ -32,6 +32,7 @@ struct bicl_rope_plan {
     float attn_f;
     int table_positions; /* rows of the table, 0 = none */
     int max_position;    /* inline source limit (inclusive) */
+    size_t min_items;    /* work-items that keep the device busy (see rope_launch_shape) */
     cl_mem inv_mem, inv_f_mem, table_mem, err_mem;
 };
 
@@ -260,6 +261,14 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     p->half = cfg->rotary_dim / 2;
     p->table_positions = table_positions;
     p->max_position = max_position ? max_position : INT_MAX;
+    /* 256 work-items per compute unit: below that, small launches (decode) are latency
+     * bound and should not be folded further (rope_launch_shape). */
+    cl_uint cus = 1;
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL) !=
+            CL_SUCCESS ||
+        cus == 0)
+        cus = 1;
+    p->min_items = (size_t)cus * 256;
     p->inv = malloc((size_t)p->half * sizeof *p->inv);
     p->inv_f = malloc((size_t)p->half * sizeof *p->inv_f);
     if (!p->inv || !p->inv_f) {
@@ -427,6 +436,114 @@ static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
     bicl_arg(a, sizeof st, &st);
 }
 
+/* How a validated call is launched (cl/rope.cl): a choice of speed only, every shape
+ * gives the same bits. */
+typedef struct rope_shape {
+    unsigned vw;     /* pairs per work unit: 8 or 4 (vector loads) or 1 (general path) */
+    cl_uint groups;  /* units per (token, head block) */
+    cl_uint hpu;     /* heads per block */
+    cl_uint hblocks; /* blocks per token */
+    cl_uint ipt;     /* units per work-item */
+    size_t units;
+    size_t wg; /* work-group size, the variant's */
+} rope_shape;
+
+/* A view the vector kernels can move vw elements at a time: head_dim contiguous, and
+ * its offset and the strides of the dims that step (extent > 1) multiples of vw, so
+ * that every head starts on a vector boundary. */
+static bool vector_view(const bicl_tensor *t, unsigned vw)
+{
+    int r = t->rank;
+    if (t->stride[r - 1] != 1 || t->offset % vw != 0)
+        return false;
+    for (int d = 0; d < r - 1; ++d)
+        if (t->shape[d] > 1 && (size_t)t->stride[d] % vw != 0)
+            return false;
+    return true;
+}
+
+/* The widest vector width up to the variant's whose alignment every view allows:
+ * vw must divide rotary_dim / 2 (whole pair groups; aligned table rows, second NeoX
+ * half and pass-through block), and the buffer base alignment must hold the widest
+ * load, vw float2 table entries. 8 falls back to 4, then to the general path. */
+static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan *plan,
+                                  unsigned want, const bicl_tensor *const views[4])
+{
+    for (unsigned vw = want; vw >= 4; vw /= 2) {
+        bool ok = plan->half % (int)vw == 0 && ctx->info.mem_base_align_bytes >= (size_t)8 * vw;
+        for (int i = 0; ok && i < 4; ++i)
+            ok = vector_view(views[i], vw);
+        if (ok)
+            return vw;
+    }
+    return 1;
+}
+
+static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
+                                    bicl_rope_source source, const rope_views *v,
+                                    const bicl_tensor *const views[4])
+{
+    size_t narrowest = bicl_dtype_size(views[0]->dtype);
+    if (bicl_dtype_size(views[1]->dtype) < narrowest)
+        narrowest = bicl_dtype_size(views[1]->dtype);
+    bicl_variant var = bicl_context_variant_for(ctx, narrowest);
+    rope_shape sh;
+    sh.wg = var.work_group_size;
+    sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);
+    /* Units for the rotary pairs, and for the pass-through block when some output is not
+     * in place (in place, those elements are already right). */
+    size_t half = (size_t)plan->half, pass = (size_t)(plan->cfg.head_dim - plan->cfg.rotary_dim);
+    bool copy = pass > 0 && (!v->q_in_place || (v->hk > 0 && !v->k_in_place));
+    size_t rot_groups = half / sh.vw, pass_groups = copy ? (pass + sh.vw - 1) / sh.vw : 0;
+    sh.groups = (cl_uint)(rot_groups > pass_groups ? rot_groups : pass_groups);
+    /* One head per unit, except inline cos/sin when there are enough tokens: then a unit
+     * rotates several heads with one sincos per pair, keeping min_items units. A block
+     * of no heads (hq + hk == 0) still checks its tokens' positions. */
+    size_t heads = v->hq + v->hk, blocks = heads, per_block = v->T * sh.groups;
+    if (source == BICL_ROPE_SOURCE_INLINE && per_block > 0 && heads > 0) {
+        blocks = (plan->min_items + per_block - 1) / per_block;
+        if (blocks > heads)
+            blocks = heads;
+    }
+    if (blocks == 0)
+        blocks = 1;
+    sh.hpu = heads ? (cl_uint)((heads + blocks - 1) / blocks) : 1;
+    sh.hblocks = heads ? (cl_uint)((heads + sh.hpu - 1) / sh.hpu) : 1;
+    sh.units = v->T * sh.hblocks * sh.groups;
+    /* Several units per work-item only while min_items work-items remain: a small
+     * launch (decode) would otherwise serialise its few units' memory latencies. */
+    size_t cap = sh.units / plan->min_items;
+    sh.ipt = var.items_per_thread;
+    if (sh.ipt > cap)
+        sh.ipt = cap > 1 ? (cl_uint)cap : 1;
+    return sh;
+}
+
+bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
+                                   bicl_rope_source source, const bicl_tensor *positions,
+                                   const bicl_tensor *q_in, const bicl_tensor *q_out,
+                                   const bicl_tensor *k_in, const bicl_tensor *k_out,
+                                   unsigned *vector_width, unsigned *heads_per_unit,
+                                   unsigned *items_per_thread)
+{
+    bicl_clear_error();
+    if (!ctx)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_launch_shape: ctx is NULL");
+    rope_views v = {0};
+    bicl_status st = check_apply(ctx, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
+    if (st != BICL_SUCCESS)
+        return st;
+    const bicl_tensor *views[4] = {q_in, q_out, k_in ? k_in : q_in, k_out ? k_out : q_out};
+    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views);
+    if (vector_width)
+        *vector_width = sh.vw;
+    if (heads_per_unit)
+        *heads_per_unit = sh.hpu;
+    if (items_per_thread)
+        *items_per_thread = sh.ipt;
+    return BICL_SUCCESS;
+}
+
 bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_rope_plan *plan,
                             bicl_rope_source source, int inverse, const bicl_tensor *positions,
                             const bicl_tensor *q_in, const bicl_tensor *q_out,
@@ -442,31 +559,31 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
         st = check_apply(ctx, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
     if (st != BICL_SUCCESS)
         return st;
+    const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
+    const bicl_tensor *views[4] = {q_in, q_out, ki, ko};
+    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views);
     const char *ti = bicl_dtype_tag(q_in->dtype), *to = bicl_dtype_tag(q_out->dtype);
     char name[48], instance[BICL_INSTANCE_MAX];
-    snprintf(name, sizeof name, "rope_%s_%s", ti, to);
-    snprintf(instance, sizeof instance, "ROPE_KERNEL(%s, %s)", ti, to);
+    snprintf(name, sizeof name, "rope_%s_%s_v%u", ti, to, sh.vw);
+    snprintf(instance, sizeof instance, "ROPE_KERNEL(%s, %s, %u)", ti, to, sh.vw);
     cl_kernel k = NULL;
     st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
-    bicl_variant var = bicl_context_variant_snapshot(ctx);
     const bicl_rope_config *c = &plan->cfg;
     cl_uint half = (cl_uint)plan->half, pass = (cl_uint)(c->head_dim - c->rotary_dim);
-    cl_uint lanes = half > pass ? half : pass;
     cl_uint flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) | (inverse ? ROPE_INVERSE : 0) |
                     (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
                     (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
                     (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0);
     cl_int limit =
         source == BICL_ROPE_SOURCE_TABLE ? plan->table_positions - 1 : plan->max_position;
-    const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
     bicl_args a = {k, 0, CL_SUCCESS};
     cl_ulong pos_off = positions->offset;
     cl_ulong pos_sb = positions->rank == 2 ? (cl_ulong)positions->stride[0] : 0;
     cl_ulong pos_ss = (cl_ulong)positions->stride[positions->rank - 1];
     cl_ulong S = v.S, T = v.T;
-    cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk, ipt = var.items_per_thread;
+    cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk;
     cl_ulong attn_bits;
     memcpy(&attn_bits, &plan->attn, sizeof attn_bits);
     bicl_arg(&a, sizeof(cl_mem), &positions->mem);
@@ -483,7 +600,9 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     bicl_arg(&a, sizeof hk, &hk);
     bicl_arg(&a, sizeof half, &half);
     bicl_arg(&a, sizeof pass, &pass);
-    bicl_arg(&a, sizeof lanes, &lanes);
+    bicl_arg(&a, sizeof sh.groups, &sh.groups);
+    bicl_arg(&a, sizeof sh.hpu, &sh.hpu);
+    bicl_arg(&a, sizeof sh.hblocks, &sh.hblocks);
     bicl_arg(&a, sizeof flags, &flags);
     bicl_arg(&a, sizeof(cl_mem), &plan->table_mem);
     bicl_arg(&a, sizeof(cl_mem), &plan->inv_mem);
@@ -492,9 +611,9 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     bicl_arg(&a, sizeof plan->attn_f, &plan->attn_f);
     bicl_arg(&a, sizeof limit, &limit);
     bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
-    bicl_arg(&a, sizeof ipt, &ipt);
-    return bicl_args_launch(ctx, queue, name, &a, (v.T * lanes + ipt - 1) / ipt,
-                            var.work_group_size, n_wait, wait, done);
+    bicl_arg(&a, sizeof sh.ipt, &sh.ipt);
+    return bicl_args_launch(ctx, queue, name, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait,
+                            wait, done);
 }
 
 bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rope_plan *plan,

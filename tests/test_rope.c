@@ -1,8 +1,9 @@
 /* test_rope.c - RoPE: R (device == host reference) for every model of
  * ../shared/models.json in both angle modes, both cos/sin sources and all storage
  * dtypes; table == inline; layouts (THD, BSHD, BHSD), GQA in one launch, in place,
- * partial rotary; variants; out-of-range positions; the position-id builders; A
- * (cos/sin against MPFR); and the invalid configs and calls. */
+ * partial rotary; every variant over views that take the vector kernels and views that
+ * must fall back (with a check of which path is taken); out-of-range positions; the
+ * position-id builders; A (cos/sin against MPFR); and the invalid configs and calls. */
 #include "common.h"
 #include "models.h"
 
@@ -618,6 +619,297 @@ static void invalid_applies_write_nothing(void **state)
     bicl_rope_plan_free(plan);
 }
 
+/* ------------------------------------------- variants over layouts and views */
+
+/* A q/k problem in THD views whose heads are es elements apart element to element and
+ * pad elements apart head to head, starting off elements past the canary band. */
+typedef struct view_case {
+    const char *name;
+    int D, R;
+    bicl_rope_style style;
+    bicl_rope_angle_mode mode;
+    size_t T, hq, hk;
+    bicl_dtype in_dt, out_dt;
+    int in_place; /* 0: out of place, 1: q and k in place, 2: q only (needs in == out) */
+    size_t es, pad, off;
+    size_t bad; /* the first `bad` tokens get out-of-range positions */
+} view_case;
+
+#define VIEW_TABLE_ROWS 600 /* plan limit: positions 0..599 for both sources */
+
+/* One operand (q or k) of a view_case: host images of the input and output buffers
+ * (payload only) and the expected output image. */
+typedef struct view_operand {
+    size_t H, n;            /* heads, payload elements */
+    void *in, *out0, *want; /* input, output before the call, output expected after */
+} view_operand;
+
+static bool view_in_place(const view_case *c, int operand)
+{
+    return c->in_place == 1 || (c->in_place == 2 && operand == 0);
+}
+
+static size_t view_head_stride(const view_case *c)
+{
+    return c->es * (size_t)c->D + c->pad;
+}
+
+/* The vector width the library should pick for the case (the rules of cl/rope.cl):
+ * element stride 1, rotary_dim / 2, offsets and the strides of dims of extent > 1
+ * multiples of vw; 8 falls back to 4, then 1. */
+static unsigned view_expected_vw(const view_case *c, unsigned vw, size_t lead_in, size_t lead_out)
+{
+    size_t hs = view_head_stride(c);
+    for (; vw >= 4; vw /= 2) {
+        bool ok = c->es == 1 && (size_t)(c->R / 2) % vw == 0 && (lead_in + c->off) % vw == 0 &&
+                  (lead_out + c->off) % vw == 0;
+        size_t heads[2] = {c->hq, c->hk};
+        for (int o = 0; o < 2 && ok; ++o) {
+            if (heads[o] > 1 && hs % vw != 0)
+                ok = false;
+            if (c->T > 1 && (heads[o] * hs) % vw != 0)
+                ok = false;
+        }
+        if (ok)
+            return vw;
+    }
+    return 1;
+}
+
+static void view_operand_init(const view_case *c, view_operand *o, int operand, uint64_t seed)
+{
+    size_t H = operand ? c->hk : c->hq;
+    size_t ies = bicl_dtype_size(c->in_dt), oes = bicl_dtype_size(c->out_dt);
+    o->H = H;
+    o->n = c->off + c->T * H * view_head_stride(c);
+    o->in = malloc(o->n * ies);
+    o->out0 = malloc(o->n * oes);
+    o->want = malloc(o->n * oes);
+    assert_true(o->in && o->out0 && o->want);
+    /* every special class (NaNs with payloads, infs, denormals) as input */
+    if (ies == 4)
+        test_fill_f32_bits(o->in, o->n, seed);
+    else
+        test_fill_u16_bits(o->in, o->n, seed);
+    if (view_in_place(c, operand))
+        memcpy(o->out0, o->in, o->n * ies);
+    else
+        memset(o->out0, 0x5a, o->n * oes);
+}
+
+/* want = out0 with the reference written at every view element. */
+static void view_operand_reference(const view_case *c, view_operand *o, const bicl_rope_plan *plan,
+                                   const int32_t *pos, int inverse)
+{
+    size_t ies = bicl_dtype_size(c->in_dt), oes = bicl_dtype_size(c->out_dt);
+    size_t D = (size_t)c->D, hs = view_head_stride(c);
+    unsigned char *x = malloc(D * ies), *y = malloc(D * oes);
+    assert_true(x && y);
+    memcpy(o->want, o->out0, o->n * oes);
+    for (size_t t = 0; t < c->T; ++t)
+        for (size_t h = 0; h < o->H; ++h) {
+            size_t at = c->off + (t * o->H + h) * hs;
+            for (size_t e = 0; e < D; ++e)
+                memcpy(x + e * ies, (unsigned char *)o->in + (at + e * c->es) * ies, ies);
+            bicl_ref_rope_head(plan, inverse, pos[t], c->in_dt, x, c->out_dt, y);
+            for (size_t e = 0; e < D; ++e)
+                memcpy((unsigned char *)o->want + (at + e * c->es) * oes, y + e * oes, oes);
+        }
+    free(x);
+    free(y);
+}
+
+static void view_operand_free(view_operand *o)
+{
+    free(o->in);
+    free(o->out0);
+    free(o->want);
+}
+
+static bicl_tensor view_tensor(const view_case *c, const test_buf *b, bicl_dtype dt, size_t H)
+{
+    size_t hs = view_head_stride(c);
+    bicl_tensor t = {
+        b->mem, b->lead + c->off,        dt,
+        3,      {c->T, H, (size_t)c->D}, {(ptrdiff_t)(H * hs), (ptrdiff_t)hs, (ptrdiff_t)c->es}};
+    return t;
+}
+
+/* Runs the case once under the context's current variant and checks: the launch shape
+ * (the vector path is taken exactly where the views allow it), every byte of both
+ * output buffers (view elements equal the reference, the rest untouched, canaries
+ * intact), and the count of out-of-range positions. Returns the launch shape used. */
+typedef struct view_shape {
+    unsigned vw, hpu, ipt;
+} view_shape;
+
+static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_plan *plan,
+                                bicl_rope_source source, int inverse, const int32_t *pos,
+                                view_operand *q, view_operand *k, const char *what)
+{
+    size_t ies = bicl_dtype_size(c->in_dt), oes = bicl_dtype_size(c->out_dt);
+    test_buf bp = test_buf_new(env, 4, c->T, pos);
+    test_buf bqi = test_buf_new(env, ies, q->n, q->in), bki = test_buf_new(env, ies, k->n, k->in);
+    test_buf bqo = bqi, bko = bki;
+    if (!view_in_place(c, 0))
+        bqo = test_buf_new(env, oes, q->n, q->out0);
+    if (!view_in_place(c, 1))
+        bko = test_buf_new(env, oes, k->n, k->out0);
+    size_t ps[1] = {c->T};
+    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 1, ps);
+    bicl_tensor tqi = view_tensor(c, &bqi, c->in_dt, c->hq),
+                tki = view_tensor(c, &bki, c->in_dt, c->hk);
+    bicl_tensor tqo = view_tensor(c, &bqo, c->out_dt, c->hq),
+                tko = view_tensor(c, &bko, c->out_dt, c->hk);
+    bicl_variant var;
+    assert_int_equal(bicl_context_get_variant(env->ctx, &var), BICL_SUCCESS);
+    unsigned vw = 0, hpu = 0, ipt = 0;
+    assert_int_equal(bicl_rope_launch_shape(env->ctx, plan, source, &tp, &tqi, &tqo, &tki, &tko,
+                                            &vw, &hpu, &ipt),
+                     BICL_SUCCESS);
+    unsigned want_vw = view_expected_vw(c, var.vector_width, bqi.lead, bqo.lead);
+    if (vw != want_vw)
+        fail_msg("%s: vector width %u, expected %u", what, vw, want_vw);
+    if (ipt < 1 || ipt > var.items_per_thread || hpu < 1 || hpu > c->hq + c->hk ||
+        (source == BICL_ROPE_SOURCE_TABLE && hpu != 1))
+        fail_msg("%s: launch shape ipt %u hpu %u", what, ipt, hpu);
+    bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, source, inverse, &tp, &tqi, &tqo,
+                                     &tki, &tko, 0, NULL, NULL);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s: %s (%s)", what, bicl_status_string(st), bicl_last_error(NULL));
+    unsigned count = 0;
+    int first = 0;
+    st = bicl_rope_errors(env->ctx, env->queue, plan, &count, &first);
+    assert_int_equal(st, c->bad ? BICL_ERR_POSITION_OUT_OF_RANGE : BICL_SUCCESS);
+    if (count != c->bad)
+        fail_msg("%s: %u out-of-range positions counted, %zu expected", what, count, c->bad);
+    view_operand *ops[2] = {q, k};
+    test_buf *outs[2] = {&bqo, &bko};
+    for (int o = 0; o < 2; ++o) {
+        void *got = malloc(ops[o]->n * oes);
+        assert_non_null(got);
+        test_buf_read(env, outs[o], got);
+        test_buf_assert_canaries(env, outs[o]);
+        char w[192];
+        snprintf(w, sizeof w, "%s (%s, vw %u hpu %u ipt %u)", what, o ? "k" : "q", vw, hpu, ipt);
+        test_assert_bits_equal(got, ops[o]->want, ops[o]->n, oes, w);
+        free(got);
+    }
+    test_buf_free(&bp);
+    test_buf_free(&bqi);
+    test_buf_free(&bki);
+    if (!view_in_place(c, 0))
+        test_buf_free(&bqo);
+    if (!view_in_place(c, 1))
+        test_buf_free(&bko);
+    view_shape sh = {vw, hpu, ipt};
+    return sh;
+}
+
+/* Design rule 4 for RoPE: every variant (vector width x items per work-item x
+ * work-group size) gives the reference bits, for both layouts, full and partial rotary,
+ * in and out of place, views that allow the vector kernels and views that must fall
+ * back (element stride 2, unaligned offsets, rotary pairs or head_dim not divisible by
+ * the width), padded heads with a partial pass-through group, decode, a prefill large
+ * enough for several units per work-item, and out-of-range positions; both cos/sin
+ * sources. Each configuration checks that the vector path is taken exactly where its
+ * views allow it, and the sweep that both vector widths ran. */
+static void every_variant_every_view_gives_the_reference_bits(void **state)
+{
+    test_env *env = *state;
+#define NX BICL_ROPE_NEOX
+#define GJ BICL_ROPE_GPTJ
+#define EX BICL_ROPE_ANGLE_EXACT
+#define HF BICL_ROPE_ANGLE_HF
+    static const view_case cases[] = {
+        /* name, D, R, style, angle mode, T, hq, hk, in, out, in place, es, pad, off, bad */
+        {"neox full, in place", 128, 128, NX, EX, 7, 4, 2, BICL_BF16, BICL_BF16, 1, 1, 0, 0, 2},
+        {"gptj partial, out of place", 80, 32, GJ, HF, 5, 3, 1, BICL_F16, BICL_F32, 0, 1, 0, 0, 1},
+        {"gpt-neox 25%: 12 pairs", 96, 24, NX, EX, 6, 2, 2, BICL_F32, BICL_BF16, 0, 1, 0, 0, 1},
+        {"padded heads, partial pass group", 90, 32, NX, HF, 4, 3, 1, BICL_BF16, BICL_BF16, 0, 1, 6,
+         0, 0},
+        {"gptj padded heads, in place", 90, 32, GJ, EX, 4, 3, 1, BICL_F32, BICL_F32, 1, 1, 6, 0, 1},
+        {"odd rotary pairs (3)", 10, 6, GJ, EX, 5, 2, 1, BICL_F32, BICL_F16, 0, 1, 0, 0, 1},
+        {"odd head_dim (7)", 7, 4, NX, HF, 3, 2, 2, BICL_BF16, BICL_F32, 0, 1, 0, 0, 0},
+        {"element stride 2", 64, 64, NX, EX, 4, 2, 1, BICL_F16, BICL_F16, 0, 2, 0, 0, 1},
+        {"element stride 2, in place", 64, 48, GJ, EX, 3, 2, 1, BICL_BF16, BICL_BF16, 1, 2, 0, 0,
+         0},
+        {"offset 4", 64, 32, NX, EX, 4, 2, 2, BICL_BF16, BICL_BF16, 0, 1, 0, 4, 0},
+        {"offset 1", 64, 32, GJ, EX, 4, 2, 2, BICL_F32, BICL_F32, 0, 1, 0, 1, 1},
+        {"head stride 68", 64, 64, NX, EX, 3, 2, 1, BICL_F16, BICL_F16, 1, 1, 4, 0, 0},
+        {"decode", 128, 128, NX, EX, 1, 32, 8, BICL_BF16, BICL_BF16, 1, 1, 0, 0, 0},
+        {"decode, bad position", 128, 128, NX, EX, 1, 32, 8, BICL_BF16, BICL_BF16, 1, 1, 0, 0, 1},
+        {"gptj partial, q in place", 80, 32, GJ, EX, 5, 3, 2, BICL_BF16, BICL_BF16, 2, 1, 0, 0, 1},
+        {"decode gptj partial", 256, 64, GJ, EX, 1, 16, 16, BICL_F16, BICL_F16, 0, 1, 0, 0, 0},
+        {"prefill", 128, 128, NX, EX, 160, 4, 2, BICL_BF16, BICL_BF16, 1, 1, 0, 0, 3},
+    };
+#undef NX
+#undef GJ
+#undef EX
+#undef HF
+    static const unsigned vws[] = {1, 4, 8}, ipts[] = {1, 3, 8};
+    static const size_t wgs[] = {0, 64};
+    static const int32_t bad_pos[] = {-1, VIEW_TABLE_ROWS, INT_MAX, INT_MIN, -7};
+    unsigned ran_vw[9] = {0}, ran_ipt = 0, ran_hpu = 0;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+        const view_case *c = &cases[ci];
+        bicl_rope_config cfg;
+        bicl_rope_config_init(&cfg, c->D, c->R);
+        cfg.style = c->style;
+        cfg.angle_mode = c->mode;
+        cfg.theta = 500000.0;
+        bicl_rope_plan *plan = NULL;
+        assert_int_equal(
+            bicl_rope_plan_create(env->ctx, &cfg, VIEW_TABLE_ROWS, VIEW_TABLE_ROWS - 1, &plan),
+            BICL_SUCCESS);
+        int32_t *pos = malloc(c->T * sizeof *pos);
+        assert_non_null(pos);
+        for (size_t t = 0; t < c->T; ++t)
+            pos[t] = t < c->bad ? bad_pos[t % 5] : (int32_t)((t * 131 + 17) % VIEW_TABLE_ROWS);
+        if (c->T == 1 && !c->bad)
+            pos[0] = VIEW_TABLE_ROWS - 1; /* decode at the last valid position */
+        view_operand q, k;
+        view_operand_init(c, &q, 0, 1000 + ci);
+        view_operand_init(c, &k, 1, 2000 + ci);
+        for (int inverse = 0; inverse < 2; ++inverse) {
+            view_operand_reference(c, &q, plan, pos, inverse);
+            view_operand_reference(c, &k, plan, pos, inverse);
+            /* the table forward, inline inverse, and both for one variant */
+            for (size_t v = 0; v < 3; ++v)
+                for (size_t p = 0; p < 3; ++p)
+                    for (size_t g = 0; g < 2; ++g) {
+                        bicl_variant var = {vws[v], ipts[p], wgs[g]};
+                        assert_int_equal(bicl_context_set_variant(env->ctx, &var), BICL_SUCCESS);
+                        for (int src = BICL_ROPE_SOURCE_TABLE; src <= BICL_ROPE_SOURCE_INLINE;
+                             ++src) {
+                            bool inline_src = src == BICL_ROPE_SOURCE_INLINE;
+                            if (inline_src != (inverse == 1) && !(p == 0 && g == 0))
+                                continue;
+                            char what[160];
+                            snprintf(what, sizeof what, "%s, variant %u/%u/%zu, %s%s", c->name,
+                                     vws[v], ipts[p], wgs[g], inline_src ? "inline" : "table",
+                                     inverse ? ", inverse" : "");
+                            view_shape sh = view_case_run(env, c, plan, (bicl_rope_source)src,
+                                                          inverse, pos, &q, &k, what);
+                            ran_vw[sh.vw]++;
+                            ran_ipt += sh.ipt > 1;
+                            ran_hpu += sh.hpu > 1;
+                        }
+                    }
+        }
+        assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
+        view_operand_free(&q);
+        view_operand_free(&k);
+        free(pos);
+        bicl_rope_plan_free(plan);
+    }
+    /* the sweep exercised the general path and both vector widths; how often several
+     * units per work-item or heads per unit ran depends on the device's size */
+    assert_true(ran_vw[1] > 0 && ran_vw[4] > 0 && ran_vw[8] > 0);
+    print_message("rope launches: vw 1/4/8: %u/%u/%u; ipt > 1: %u; heads per unit > 1: %u\n",
+                  ran_vw[1], ran_vw[4], ran_vw[8], ran_ipt, ran_hpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +919,7 @@ int main(void)
         cmocka_unit_test(table_equals_inline),
         cmocka_unit_test(layouts_and_in_place),
         cmocka_unit_test(variants_give_the_same_bits),
+        cmocka_unit_test(every_variant_every_view_gives_the_reference_bits),
         cmocka_unit_test(out_of_range_positions_are_reported),
         cmocka_unit_test(position_builders_match_reference),
         cmocka_unit_test(invalid_configs_are_refused),
