@@ -158,6 +158,16 @@ static void resolve_cache_dir(bicl_context *ctx)
         snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
 }
 
+/* Tables change speed, never bits: they are not part of the fingerprint. An unknown
+ * value of $BICL_ACT_TABLES is ignored (auto), like an unset one. */
+static void resolve_act_tables(bicl_context *ctx)
+{
+    int v = ctx->opts.act_tables;
+    if (v == BICL_ACT_TABLES_UNSET)
+        v = bicl_act_tables_parse(getenv("BICL_ACT_TABLES"));
+    ctx->act_tables = v != BICL_ACT_TABLES_OFF;
+}
+
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
                                 bicl_context **out)
 {
@@ -215,6 +225,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     ctx->cl_ctx = cl_ctx;
     ctx->device = device;
     resolve_cache_dir(ctx);
+    resolve_act_tables(ctx);
     build_fingerprint(ctx);
     *out = ctx;
     return BICL_SUCCESS;
@@ -251,6 +262,7 @@ void bicl_context_free(bicl_context *ctx)
         return;
     bicl_kernel_pools_free(ctx);
     bicl_programs_free(ctx);
+    bicl_tables_free(ctx);
     pthread_mutex_destroy(&ctx->lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->cl_ctx);

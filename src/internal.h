@@ -84,8 +84,14 @@ struct bicl_options {
     char cache_dir[BICL_PATH_MAX];
     int disk_cache;
     char profile[32];
+    int act_tables; /* BICL_ACT_TABLES_*: BICL_OPTION_ACT_TABLES */
 };
 void bicl_options_defaults(bicl_options *o);
+#define BICL_ACT_TABLES_UNSET (-1) /* not set: $BICL_ACT_TABLES, else auto */
+#define BICL_ACT_TABLES_OFF   0
+#define BICL_ACT_TABLES_AUTO  1
+/* "auto", "off" -> AUTO, OFF; NULL or "" -> UNSET; anything else -> -2. */
+int bicl_act_tables_parse(const char *value);
 
 /* ------------------------------------------------------------- device */
 
@@ -120,6 +126,7 @@ bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, siz
 /* --------------------------------------------------------------- context */
 
 typedef struct bicl_kernel_pool bicl_kernel_pool;
+typedef struct bicl_act_table bicl_act_table;
 
 /* A program is one family's source plus one instance line (e.g.
  * "UNARY_PAIR(silu, bf16, bf16)") that instantiates the kernels of one op and dtype
@@ -149,7 +156,10 @@ struct bicl_context {
     bicl_program_entry *programs; /* built programs: (family, instance) -> cl_program */
     bicl_kernel_pool *pools;
     bicl_cache_stats stats;
-    size_t kernels_live; /* kernel objects in existence: pooled or checked out */
+    size_t kernels_live;          /* kernel objects in existence: pooled or checked out */
+    bool act_tables;              /* BICL_OPTION_ACT_TABLES resolved: true = auto */
+    bicl_act_table *tables;       /* activation lookup tables built so far (pointwise.c) */
+    unsigned long table_launches; /* ops that ran a table kernel */
 };
 
 /* A checked-out kernel: set its arguments, enqueue, then give it back. The pool
@@ -178,6 +188,16 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, con
 const char *bicl_family_name(bicl_family family);
 /* Complete build options for this context (fixed + allowed extras). */
 void bicl_build_options(const bicl_context *ctx, char *out, size_t n);
+
+/* ------------------------------------------------------- activation tables */
+
+/* Activations on 16-bit inputs read their result from a table of all 65536 inputs,
+ * built on the host by the reference (BICL_OPTION_ACT_TABLES; src/pointwise.c). Frees
+ * the context's tables (bicl_context_free). */
+void bicl_tables_free(bicl_context *ctx);
+/* Tables built so far and ops that ran a table kernel (tests: the table path is taken
+ * exactly when it should be). */
+void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launches);
 
 /* For tests (the vector RoPE kernels run exactly where the views allow them): the
  * vector width, heads per work unit and units per work-item bicl_rope_apply would

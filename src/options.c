@@ -78,6 +78,18 @@ void bicl_options_defaults(bicl_options *o)
     memset(o, 0, sizeof *o);
     o->disk_cache = 1;
     snprintf(o->profile, sizeof o->profile, "auto");
+    o->act_tables = BICL_ACT_TABLES_UNSET;
+}
+
+int bicl_act_tables_parse(const char *value)
+{
+    if (!value || !*value)
+        return BICL_ACT_TABLES_UNSET;
+    if (strcmp(value, "auto") == 0)
+        return BICL_ACT_TABLES_AUTO;
+    if (strcmp(value, "off") == 0)
+        return BICL_ACT_TABLES_OFF;
+    return -2;
 }
 
 bicl_status bicl_options_create(bicl_options **out)
@@ -126,6 +138,14 @@ bicl_status bicl_options_set_string(bicl_options *opts, bicl_option key, const c
         if (value && strcmp(value, "auto") != 0 && !bicl_profile_by_name(value))
             return bicl_fail(BICL_ERR_INVALID_PARAMETER, "unknown profile '%s'", value);
         return copy_string(opts->profile, sizeof opts->profile, value ? value : "auto", "profile");
+    case BICL_OPTION_ACT_TABLES: {
+        int v = bicl_act_tables_parse(value);
+        if (v == -2)
+            return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                             "activation tables '%s': \"auto\" or \"off\"", value);
+        opts->act_tables = v;
+        return BICL_SUCCESS;
+    }
     case BICL_OPTION_DISK_CACHE:
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "option %d takes an integer", (int)key);
     default:
@@ -147,6 +167,7 @@ bicl_status bicl_options_set_int(bicl_options *opts, bicl_option key, long value
     case BICL_OPTION_BUILD_OPTIONS:
     case BICL_OPTION_CACHE_DIR:
     case BICL_OPTION_PROFILE:
+    case BICL_OPTION_ACT_TABLES:
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "option %d takes a string", (int)key);
     default:
         return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown option key %d", (int)key);

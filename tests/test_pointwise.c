@@ -5,6 +5,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,6 +546,393 @@ static void broadcast_bias_scale_and_fused_glu(void **state)
     free(xf);
 }
 
+/* ------------------------------------------------------ activation tables */
+
+/* The ops with a table path (BICL_OPTION_ACT_TABLES): a parameterless activation with a
+ * 16-bit input (gate). */
+static bool has_table(const op_case *c)
+{
+    if (c->in[0] != BICL_F16 && c->in[0] != BICL_BF16)
+        return false;
+    if (c->kind == K_UNARY)
+        return c->code == BICL_UNARY_SILU || c->code == BICL_UNARY_SIGMOID ||
+               c->code == BICL_UNARY_TANH || c->code == BICL_UNARY_GELU ||
+               c->code == BICL_UNARY_GELU_TANH || c->code == BICL_UNARY_GELU_QUICK;
+    if (c->kind == K_GLU)
+        return c->code == BICL_GLU_SWIGLU || c->code == BICL_GLU_GEGLU ||
+               c->code == BICL_GLU_GEGLU_TANH;
+    return false;
+}
+
+/* A context on env's cl_context and device (so env's queue and buffers serve it) with
+ * BICL_OPTION_ACT_TABLES = value (NULL: not set). */
+static test_env env_with_tables(const test_env *env, const char *value)
+{
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_DISK_CACHE, 0), BICL_SUCCESS);
+    if (value)
+        assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, value), BICL_SUCCESS);
+    test_env e = {NULL, env->queue};
+    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &e.ctx),
+                     BICL_SUCCESS);
+    bicl_options_free(o);
+    return e;
+}
+
+static void table_counts(const test_env *e, size_t *tables, unsigned long *launches)
+{
+    bicl_table_counts(e->ctx, tables, launches);
+}
+
+/* Runs case c on n contiguous elements on e's context; the output (one) comes back. */
+static void run_flat(test_env *e, const op_case *c, void *const *in, size_t n, void *out)
+{
+    test_buf bin[2], bout;
+    bicl_tensor tin[2], tout[2];
+    size_t shape[1] = {n};
+    for (int i = 0; i < c->n_in; ++i) {
+        bin[i] = test_buf_new(e, bicl_dtype_size(c->in[i]), n, in[i]);
+        tin[i] = test_view(&bin[i], c->in[i], 0, 1, shape);
+    }
+    bout = test_buf_new(e, bicl_dtype_size(c->out[0]), n, NULL);
+    tout[0] = test_view(&bout, c->out[0], 0, 1, shape);
+    bicl_status st = run_device(e, c, tin, tout);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s: %s: %s", c->name, bicl_status_string(st), bicl_last_error(NULL));
+    test_buf_read(e, &bout, out);
+    test_buf_assert_canaries(e, &bout);
+    test_buf_free(&bout);
+    for (int i = 0; i < c->n_in; ++i)
+        test_buf_free(&bin[i]);
+}
+
+/* check_case on strided views: input i at stride 2 + i, the output at stride 3 (so no
+ * dim merges and the strided kernels run); the elements between stay untouched. */
+static void check_case_strided(test_env *env, const op_case *c, void *const *in, size_t n,
+                               const char *ctx_what)
+{
+    test_buf bin[2], bout;
+    bicl_tensor tin[2], tout[2];
+    for (int i = 0; i < c->n_in; ++i) {
+        size_t es = bicl_dtype_size(c->in[i]), st = 2 + (size_t)i;
+        unsigned char *h = calloc(n * st, es);
+        assert_non_null(h);
+        for (size_t j = 0; j < n; ++j)
+            memcpy(h + j * st * es, (const char *)in[i] + j * es, es);
+        bin[i] = test_buf_new(env, es, n * st, h);
+        tin[i] = (bicl_tensor){bin[i].mem, bin[i].lead, c->in[i], 1, {n}, {(ptrdiff_t)st}};
+        free(h);
+    }
+    size_t es = bicl_dtype_size(c->out[0]);
+    bout = test_buf_new(env, es, 3 * n, NULL);
+    tout[0] = (bicl_tensor){bout.mem, bout.lead, c->out[0], 1, {n}, {3}};
+    bicl_status st = run_device(env, c, tin, tout);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s (%s, strided): %s: %s", c->name, ctx_what, bicl_status_string(st),
+                 bicl_last_error(NULL));
+    unsigned char *got = malloc(3 * n * es), *dense = malloc(n * es), *ref = malloc(n * es);
+    void *refs[2] = {ref, NULL};
+    assert_true(got && dense && ref);
+    test_buf_read(env, &bout, got);
+    for (size_t j = 0; j < n; ++j) {
+        memcpy(dense + j * es, got + 3 * j * es, es);
+        for (size_t b = es; b < 3 * es; ++b)
+            assert_int_equal(got[3 * j * es + b], CANARY_BYTE);
+    }
+    run_reference(c, in, refs, n);
+    char what[256];
+    snprintf(what, sizeof what, "%.96s (%.64s, strided)", c->name, ctx_what);
+    test_assert_bits_equal(dense, ref, n, es, what);
+    test_buf_assert_canaries(env, &bout);
+    free(got);
+    free(dense);
+    free(ref);
+    test_buf_free(&bout);
+    for (int i = 0; i < c->n_in; ++i)
+        test_buf_free(&bin[i]);
+}
+
+/* The option: values, and which calls take the table path. A table is built once per
+ * (op, dtypes) and serves every later call; ops without a table never build one. */
+static void act_table_option_and_path(void **state)
+{
+    test_env *env = *state;
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, "maybe"),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ACT_TABLES, 1),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, "off"), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, "auto"), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, NULL), BICL_SUCCESS);
+    bicl_options_free(o);
+
+    const size_t n = 1000;
+    uint16_t x[1000], u[1000];
+    float xf[1000];
+    test_fill_u16_bits(x, n, 1);
+    for (size_t i = 0; i < n; ++i) {
+        u[i] = (uint16_t)(x[i] * 7u + 3u);
+        xf[i] = (float)i - 500.0f;
+    }
+    void *in16[2] = {x, u}, *in32[2] = {xf, xf};
+    float out[1000];
+    /* op, in dtype, round flag, whether it takes the table path */
+    static const struct {
+        int kind, code;
+        bicl_dtype in, out;
+        int flag;
+        bool table;
+    } calls[] = {
+        {K_UNARY, BICL_UNARY_SILU, BICL_BF16, BICL_BF16, 0, true},
+        {K_UNARY, BICL_UNARY_SILU, BICL_BF16, BICL_BF16, 0, true}, /* same table again */
+        {K_UNARY, BICL_UNARY_SILU, BICL_BF16, BICL_F32, 0, true},
+        {K_UNARY, BICL_UNARY_GELU, BICL_F16, BICL_BF16, 0, true},
+        {K_UNARY, BICL_UNARY_SILU, BICL_F32, BICL_BF16, 0, false},
+        {K_UNARY, BICL_UNARY_RELU, BICL_BF16, BICL_BF16, 0, false},
+        {K_UNARY, BICL_UNARY_SOFTCAP, BICL_BF16, BICL_BF16, 0, false},
+        {K_UNARY, BICL_UNARY_IDENTITY, BICL_BF16, BICL_F32, 0, false},
+        {K_GLU, BICL_GLU_SWIGLU, BICL_BF16, BICL_BF16, 0, true},
+        {K_GLU, BICL_GLU_SWIGLU, BICL_BF16, BICL_F16, 1, true},
+        {K_GLU, BICL_GLU_SWIGLU, BICL_BF16, BICL_F32, 1, true}, /* same table as above */
+        {K_GLU, BICL_GLU_REGLU, BICL_BF16, BICL_BF16, 0, false},
+        {K_GLU, BICL_GLU_SWIGLU_OAI, BICL_BF16, BICL_BF16, 0, false},
+        {K_GLU, BICL_GLU_GEGLU, BICL_F32, BICL_F32, 0, false},
+    };
+    const size_t n_calls = sizeof calls / sizeof calls[0];
+    const size_t tables_wanted = 5; /* silu bf16->{bf16,f32}, gelu f16, swiglu 2 */
+    test_env on = env_with_tables(env, "auto"), off = env_with_tables(env, "off");
+    for (int pass = 0; pass < 2; ++pass) {
+        test_env *e = pass ? &off : &on;
+        size_t tables = 0, seen = 0;
+        unsigned long launches = 0, want_launches = 0;
+        for (size_t i = 0; i < n_calls; ++i) {
+            op_case c = {.n_in = calls[i].kind == K_GLU ? 2 : 1,
+                         .n_out = 1,
+                         .in = {calls[i].in, calls[i].in},
+                         .out = {calls[i].out},
+                         .kind = calls[i].kind,
+                         .code = calls[i].code,
+                         .p0 = calls[i].code == BICL_UNARY_SOFTCAP ? 30.0f : 1.702f,
+                         .p1 = 7.0f,
+                         .flag = calls[i].flag};
+            snprintf(c.name, sizeof c.name, "call %zu (%s)", i, pass ? "off" : "auto");
+            run_flat(e, &c, calls[i].in == BICL_F32 ? in32 : in16, n, out);
+            want_launches += !pass && calls[i].table;
+            table_counts(e, &tables, &launches);
+            if (launches != want_launches)
+                fail_msg("%s: %lu table launches, want %lu", c.name, launches, want_launches);
+            assert_true(tables >= seen);
+            seen = tables;
+        }
+        assert_int_equal(tables, pass ? 0 : tables_wanted);
+    }
+    bicl_context_free(on.ctx);
+    bicl_context_free(off.ctx);
+    /* Not set: $BICL_ACT_TABLES decides; set: the option wins. */
+    const char *saved = getenv("BICL_ACT_TABLES");
+    char keep[16] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    op_case silu = {"silu env", 1, 1, {BICL_BF16}, {BICL_BF16}, K_UNARY, BICL_UNARY_SILU, 0, 0, 0};
+    static const struct {
+        const char *env, *option;
+        unsigned long launches;
+    } env_cases[] = {{"off", NULL, 0}, {"auto", NULL, 1}, {"off", "auto", 1}, {"auto", "off", 0}};
+    for (size_t i = 0; i < sizeof env_cases / sizeof env_cases[0]; ++i) {
+        setenv("BICL_ACT_TABLES", env_cases[i].env, 1);
+        test_env e = env_with_tables(env, env_cases[i].option);
+        run_flat(&e, &silu, in16, n, out);
+        size_t tables = 0;
+        unsigned long launches = 0;
+        table_counts(&e, &tables, &launches);
+        assert_int_equal(launches, env_cases[i].launches);
+        bicl_context_free(e.ctx);
+    }
+    if (saved)
+        setenv("BICL_ACT_TABLES", keep, 1);
+    else
+        unsetenv("BICL_ACT_TABLES");
+}
+
+/* Every op with a table, every 16-bit input dtype and every output dtype, GLU with
+ * round_act_to_storage both ways: the table path ("auto") and the compute path ("off")
+ * give the same bits as each other and as the host reference for all 65536 inputs
+ * (NaNs with payloads, infinities, denormals, -0 among them; up random bits), on every
+ * vector width and items per thread, unaligned offsets, row and strided views. The
+ * table launch counter proves that the auto context took the table path each time. */
+static void act_tables_equal_compute_on_every_input(void **state)
+{
+    test_env *env = *state;
+    static op_case cs[600];
+    size_t nc = all_cases(cs, 600);
+    const size_t n = 65536;
+    test_env on = env_with_tables(env, "auto"), off = env_with_tables(env, "off");
+    static const unsigned vws[] = {1, 4, 8};
+    static const unsigned ipts[] = {1, 3};
+    size_t n_table = 0;
+    unsigned long want_launches = 0;
+    for (size_t i = 0; i < nc; ++i) {
+        const op_case *c = &cs[i];
+        if (!has_table(c))
+            continue;
+        ++n_table;
+        void *in[2];
+        uint16_t *g = malloc(n * 2), *u = malloc(n * 2);
+        assert_true(g && u);
+        uint64_t s = 4242 + i;
+        for (size_t j = 0; j < n; ++j) {
+            g[j] = (uint16_t)j;
+            u[j] = (uint16_t)(test_rand(&s) >> 48);
+        }
+        in[0] = g;
+        in[1] = u;
+        size_t es = bicl_dtype_size(c->out[0]);
+        unsigned char *y_on = malloc(n * es), *y_off = malloc(n * es);
+        assert_true(y_on && y_off);
+        run_flat(&on, c, in, n, y_on);
+        run_flat(&off, c, in, n, y_off);
+        ++want_launches;
+        test_assert_bits_equal(y_on, y_off, n, es, c->name);
+        check_case(&off, c, in, n, 0, "compute path"); /* both equal the reference */
+        check_case(&on, c, in, n, 0, "table path");
+        ++want_launches;
+        size_t k = 0;
+        for (int v = 0; v < 3; ++v)
+            for (int p = 0; p < 2; ++p, ++k) {
+                bicl_variant var = {vws[v], ipts[p], k % 2 ? 64 : 0};
+                assert_int_equal(bicl_context_set_variant(on.ctx, &var), BICL_SUCCESS);
+                char what[64];
+                snprintf(what, sizeof what, "table path, variant %u/%u/%zu", vws[v], ipts[p],
+                         var.work_group_size);
+                /* p 0: offsets and row pitch multiples of 8 (vector kernels); p 1: not */
+                check_case(&on, c, in, n, p ? 2 * k + 1 : 8 * (k % 2), what);
+                check_case_rows(&on, c, in, 256, 256, p ? 259 : 264, p ? k : 0, what);
+                want_launches += 2;
+            }
+        check_case_strided(&on, c, in, n, "table path");
+        ++want_launches;
+        assert_int_equal(bicl_context_set_variant(on.ctx, NULL), BICL_SUCCESS);
+        size_t tables = 0;
+        unsigned long launches = 0;
+        table_counts(&on, &tables, &launches);
+        if (launches != want_launches)
+            fail_msg("%s: %lu table launches, want %lu: the table path was not taken", c->name,
+                     launches, want_launches);
+        table_counts(&off, &tables, &launches);
+        assert_int_equal(tables, 0);
+        assert_int_equal(launches, 0);
+        free(y_on);
+        free(y_off);
+        free(g);
+        free(u);
+    }
+    /* 6 unary ops x 2 input x 3 output dtypes; 3 gated units x 2 x 3 x rounding 2 ways */
+    assert_int_equal(n_table, 36 + 36);
+    bicl_context_free(on.ctx);
+    bicl_context_free(off.ctx);
+}
+
+/* First use of the tables from several threads at once on a fresh context: each table
+ * is built (perhaps by more than one thread; one is kept), every thread gets the right
+ * bits, and the context holds exactly one table per (op, dtypes). */
+#define TT_THREADS 4
+#define TT_N       4096
+typedef struct table_worker {
+    test_env env;
+    uint16_t x[TT_N], u[TT_N], y[3][TT_N];
+    bicl_status st[3];
+} table_worker;
+
+static void *table_worker_main(void *arg)
+{
+    table_worker *w = arg;
+    cl_context clc = bicl_context_cl_context(w->env.ctx);
+    cl_int err = CL_SUCCESS;
+    size_t bytes = TT_N * 2, shape[1] = {TT_N};
+    cl_mem mx = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, w->x, &err);
+    cl_mem mu = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, w->u, &err);
+    cl_mem my = clCreateBuffer(clc, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_command_queue q = clCreateCommandQueue(clc, bicl_context_device(w->env.ctx), 0, &err);
+    for (int k = 0; k < 3; ++k)
+        w->st[k] = BICL_ERR_OPENCL;
+    if (!mx || !mu || !my || !q)
+        goto done;
+    bicl_tensor tx = bicl_tensor_contiguous(mx, BICL_BF16, 0, 1, shape);
+    bicl_tensor tu = bicl_tensor_contiguous(mu, BICL_BF16, 0, 1, shape);
+    bicl_tensor ty = bicl_tensor_contiguous(my, BICL_BF16, 0, 1, shape);
+    bicl_tensor txh = tx, tyh = ty;
+    txh.dtype = tyh.dtype = BICL_F16;
+    bicl_glu_params round = {0, 0, 1};
+    for (int k = 0; k < 3; ++k) {
+        if (k == 0)
+            w->st[k] = bicl_unary(w->env.ctx, q, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL);
+        else if (k == 1)
+            w->st[k] = bicl_unary(w->env.ctx, q, BICL_UNARY_GELU, NULL, &txh, &tyh, 0, NULL, NULL);
+        else
+            w->st[k] = bicl_glu(w->env.ctx, q, BICL_GLU_SWIGLU, &round, &tx, &tu, &ty, 0, NULL,
+                                NULL);
+        if (w->st[k] == BICL_SUCCESS &&
+            clEnqueueReadBuffer(q, my, CL_TRUE, 0, bytes, w->y[k], 0, NULL, NULL) != CL_SUCCESS)
+            w->st[k] = BICL_ERR_OPENCL;
+    }
+done:
+    if (q)
+        clReleaseCommandQueue(q);
+    if (mx)
+        clReleaseMemObject(mx);
+    if (mu)
+        clReleaseMemObject(mu);
+    if (my)
+        clReleaseMemObject(my);
+    return NULL;
+}
+
+static void act_tables_first_use_from_threads(void **state)
+{
+    test_env *env = *state;
+    test_env on = env_with_tables(env, "auto");
+    static table_worker ws[TT_THREADS];
+    pthread_t th[TT_THREADS];
+    for (int t = 0; t < TT_THREADS; ++t) {
+        ws[t].env = on;
+        uint64_t s = 99 + (uint64_t)t;
+        for (size_t i = 0; i < TT_N; ++i) {
+            ws[t].x[i] = (uint16_t)(test_rand(&s) >> 48);
+            ws[t].u[i] = (uint16_t)(test_rand(&s) >> 48);
+        }
+    }
+    for (int t = 0; t < TT_THREADS; ++t)
+        assert_int_equal(pthread_create(&th[t], NULL, table_worker_main, &ws[t]), 0);
+    for (int t = 0; t < TT_THREADS; ++t)
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+    bicl_glu_params round = {0, 0, 1};
+    uint16_t want[TT_N];
+    for (int t = 0; t < TT_THREADS; ++t) {
+        for (int k = 0; k < 3; ++k)
+            if (ws[t].st[k] != BICL_SUCCESS)
+                fail_msg("thread %d op %d: %s", t, k, bicl_status_string(ws[t].st[k]));
+        bicl_ref_unary(BICL_UNARY_SILU, NULL, BICL_BF16, ws[t].x, BICL_BF16, want, TT_N);
+        test_assert_bits_equal(ws[t].y[0], want, TT_N, 2, "silu bf16 from a thread");
+        bicl_ref_unary(BICL_UNARY_GELU, NULL, BICL_F16, ws[t].x, BICL_F16, want, TT_N);
+        test_assert_bits_equal(ws[t].y[1], want, TT_N, 2, "gelu f16 from a thread");
+        bicl_ref_glu(BICL_GLU_SWIGLU, &round, BICL_BF16, ws[t].x, ws[t].u, BICL_BF16, want, TT_N);
+        test_assert_bits_equal(ws[t].y[2], want, TT_N, 2, "swiglu bf16 from a thread");
+    }
+    size_t tables = 0;
+    unsigned long launches = 0;
+    table_counts(&on, &tables, &launches);
+    assert_int_equal(tables, 3);
+    assert_int_equal(launches, 3 * TT_THREADS);
+    size_t live = 0, pooled = 0;
+    bicl_kernel_counts(on.ctx, &live, &pooled);
+    assert_int_equal(live, pooled);
+    bicl_context_free(on.ctx);
+}
+
 /* ------------------------------------------------------------- bad input */
 
 static void bad_inputs_write_nothing(void **state)
@@ -644,6 +1032,12 @@ int main(void)
         cmocka_unit_test(bad_inputs_write_nothing),
         cmocka_unit_test(every_op_matches_reference),
         cmocka_unit_test(every_variant_gives_the_same_bits),
+        cmocka_unit_test(act_table_option_and_path),
+        cmocka_unit_test(act_tables_equal_compute_on_every_input),
+        cmocka_unit_test(act_tables_first_use_from_threads),
     };
+    const char *filter = getenv("BICL_TEST_FILTER"); /* e.g. "act_table*" */
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     return cmocka_run_group_tests_name("pointwise", tests, test_env_setup, test_env_teardown);
 }

@@ -168,7 +168,20 @@ typedef enum bicl_option {
     BICL_OPTION_DISK_CACHE = 3,
     /* string: platform profile that picks default kernel variants: "auto" (default,
      * by vendor), "generic", "pocl", "nvidia", "amd". Never changes bits. */
-    BICL_OPTION_PROFILE = 4
+    BICL_OPTION_PROFILE = 4,
+    /* string: lookup tables for activations on 16-bit inputs. "auto" (default): the
+     * activations without a parameter (silu, sigmoid, tanh, gelu, gelu_tanh,
+     * gelu_quick of bicl_unary; swiglu, geglu, geglu_tanh of bicl_glu) with an f16 or
+     * bf16 input (gate) read their result from a table of all 65536 inputs instead of
+     * computing it, which makes them memory-bound. "off": always compute. NULL or "":
+     * the environment variable BICL_ACT_TABLES ("auto" or "off") if set, else "auto".
+     * Never changes bits: the tables are computed on the host from the same math source
+     * (bicl_ref_unary, bicl_ref_glu). A table is built on the first op that needs it
+     * (a few ms of host time, then 128 or 256 KiB of device memory for the life of the
+     * context), so that first op's latency includes it; a failure to allocate it is
+     * that op's status (BICL_ERR_OUT_OF_DEVICE_MEMORY, BICL_ERR_OUT_OF_HOST_MEMORY).
+     * Any other value: BICL_ERR_INVALID_PARAMETER. */
+    BICL_OPTION_ACT_TABLES = 5
 } bicl_option;
 
 /* Creates an options object holding the defaults. */
@@ -201,8 +214,8 @@ BICL_API bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device,
 BICL_API bicl_status bicl_context_create_default(const char *device_spec, const bicl_options *opts,
                                                  bicl_context **out);
 
-/* Frees the context: its programs and kernels, and its references to the cl_context and
- * device. The engine must have finished the ops it enqueued (e.g. clFinish). */
+/* Frees the context: its programs, kernels and activation tables, and its references to
+ * the cl_context and device. The engine must have finished the ops it enqueued (e.g. clFinish). */
 BICL_API void bicl_context_free(bicl_context *ctx);
 
 /* The OpenCL objects of a context (not retained for the caller). */
