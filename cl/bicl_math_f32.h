@@ -84,6 +84,14 @@
  *   gelu_erf: x (1/2 + x S(x^2)) for |x| <= 1; x (1 - Q(x)) above,
  *             x Q(-x) below, Q(t) = e^(-t^2/2) G(t) with t^2 exact.
  *   softcap:  |cap| tanh(y) with y = x/|cap| as an exact pair.
+ * Fast paths: bicl_df_ldexp_round returns round(hi + lo) with k added to its
+ * exponent field when that and the result are normal (every caller's common
+ * case), and x * sigmoid for the one-argument activations skips the exact
+ * no-op steps of the general product (bicl_m_mul_sigmoid_1). Each is an
+ * identity, argued where it is written, and checked bit for bit against the
+ * previous version of this file (src/tools/bicl_math_f32_v1.h) by
+ * src/tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
+ * function, samples and edge pairs for softcap and swiglu_oss.
  *
  * Naming: bicl_df_* and bicl_m_* are internal helpers (float pairs, range
  * reduction); only the functions listed above are meant to be called. */
@@ -177,10 +185,29 @@ BICL_FN int bicl_m_is_inf(float x)
 BICL_FN float bicl_df_ldexp_round(bicl_f32x2 v, bicl_i32 k)
 {
     bicl_u32 hb;
+    bicl_i32 e;
+    /* Fast path (every caller's common case): h = round(hi + lo) and the
+     * result h 2^k are both normal. Then the general code below returns
+     * exactly h 2^k: its first step makes v.hi = h, v.lo = l with h + l
+     * exact and h = round(h + l); hn = h 2^-e and ln = l 2^-e (exact, or
+     * below 2^-125 when l is tiny and only then rounded), so hn + ln =
+     * 2^-e (h + l) rounds to hn (the scaling commutes with the rounding in
+     * the normal range, ties included: h already is the tie's even
+     * choice); kk = k + e is in [-126, 127], so y 2^kk = h 2^k is exact and
+     * normal, which is h with k added to its exponent field. The two
+     * biased-exponent tests below are exactly "h normal" and "kk in
+     * [-126, 127]"; the sign bit is untouched because the field stays in
+     * [1, 254]. Checked by src/tools/bicl_math_identity.c (all 2^32 inputs of
+     * the one-argument callers). */
+    hb = bicl_f32_as_u32(v.hi + v.lo);
+    e = (bicl_i32)((hb >> 23) & 0xffu);
+    if ((bicl_u32)(e - 1) < 254u && (bicl_u32)(e + k - 1) < 254u) {
+        return bicl_u32_as_f32(hb + ((bicl_u32)k << 23));
+    }
     /* |lo| <= ulp(hi)/2 from here on: the denormal rounding relies on it */
     v = bicl_df_fast_two_sum(v.hi, v.lo);
     hb = bicl_f32_as_u32(v.hi);
-    bicl_i32 e = (bicl_i32)((hb >> 23) & 0xffu) - 127;
+    e = (bicl_i32)((hb >> 23) & 0xffu) - 127;
     /* v / 2^e, so that 1 <= |hn| < 2; lo is scaled in two exact steps
      * because 2^-e alone may not be a float. */
     float hn = bicl_u32_as_f32((hb & 0x807fffffu) | 0x3f800000u);
@@ -295,7 +322,9 @@ BICL_FN bicl_f32x2e bicl_m_exp_expand(bicl_m_exp_red red)
     e = bicl_df_mul(e, s);
     out.hi = e.hi;
     out.lo = e.lo;
-    out.k = (red.k2 - j) / 2;
+    /* (k2 - j) / 2 = floor(k2 / 2), as an unsigned shift of k2 made
+     * positive (|k2| < 2^15 for |z| <= 300): no signed division. */
+    out.k = (bicl_i32)(((bicl_u32)(red.k2 + 0x10000)) >> 1) - 0x8000;
     return out;
 }
 
@@ -333,7 +362,9 @@ BICL_FN bicl_f32x2 bicl_m_expm1_df_neg(float zh, float zl)
     }
     e = bicl_m_exp_expand(red);
     s = bicl_m_pow2i(e.k);
-    r = bicl_df_two_sum(e.hi * s, -1.0f);
+    /* k2 <= -1 here, so e^z < 0.85 and |e.hi s| < 1: the sum with -1 is
+     * exact by the fast (ordered) TwoSum, the same value as TwoSum's. */
+    r = bicl_df_fast_two_sum(-1.0f, e.hi * s);
     r.lo = r.lo + e.lo * s;
     return r;
 }
@@ -482,6 +513,36 @@ BICL_FN float bicl_m_mul_sigmoid(float g, bicl_f32x2 u, float zh, float zl)
     ul = u.lo * bicl_m_pow2i(-un.k / 2) * bicl_m_pow2i(-un.k - (-un.k / 2));
     p = bicl_df_mul(bicl_df_mul_f(bicl_df(un.hi, ul), gn.hi), bicl_df(s.hi, s.lo));
     return bicl_df_ldexp_round(p, gn.k + un.k + s.k);
+}
+
+/* bicl_m_mul_sigmoid(g, (1, 0), zh, zl) bit for bit, for a normal finite g
+ * (2^-126 <= |g| < inf), the one-argument activations' case. What is left
+ * out is exact: split_exp of a normal g is its bits (no denormal scaling),
+ * split_exp(1) = 1 * 2^0, ul = +0, and df_mul_f((1, +0), G) = (G, +0)
+ * (fma(1, G, -G) = +0, +0 + +-0 = +0); in df_mul((G, +0), s) the term
+ * +0 * s.hi is +0 (s.hi > 0) and adding it changes only the sign of a zero
+ * lo, which no later step can see (fma(G, s.hi, -p) is never -0). */
+BICL_FN float bicl_m_mul_sigmoid_1(float g, float zh, float zl)
+{
+    bicl_f32x2e s;
+    bicl_u32 b;
+    float gh;
+    float p;
+    if (zh < -300.0f) {
+        return bicl_f32_copysign(0.0f, g);
+    }
+    if (zh > 30.0f) {
+        s.hi = 1.0f;
+        s.lo = 0.0f;
+        s.k = 0;
+    } else {
+        s = bicl_m_sigmoid_df(zh, zl);
+    }
+    b = bicl_f32_as_u32(g);
+    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    p = gh * s.hi;
+    return bicl_df_ldexp_round(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
+                               (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k);
 }
 
 /* ---------------------------------------------------------- erf and Phi */
@@ -732,7 +793,7 @@ BICL_FN float bicl_m_x_sigmoid_ax(float x, float a)
     if (zh < -200.0f) { /* also x = -inf */
         return -0.0f;
     }
-    return bicl_m_mul_sigmoid(x, bicl_df(1.0f, 0.0f), zh, bicl_fmaf(a, x, -zh));
+    return bicl_m_mul_sigmoid_1(x, zh, bicl_fmaf(a, x, -zh)); /* |x| >= 2^-60 */
 }
 
 BICL_FN float bicl_silu(float x)
@@ -779,7 +840,7 @@ BICL_FN float bicl_gelu_tanh(float x)
     y.lo = y.lo + w.lo;
     y = bicl_df_mul_f(bicl_df_mul_f(y, x), c2); /* 2c (x + d x^3) */
     y = bicl_df_fast_two_sum(y.hi, y.lo);
-    return bicl_m_mul_sigmoid(x, bicl_df(1.0f, 0.0f), y.hi, y.lo);
+    return bicl_m_mul_sigmoid_1(x, y.hi, y.lo); /* |x| >= 2^-60 */
 }
 
 BICL_FN float bicl_softcap(float x, float cap)

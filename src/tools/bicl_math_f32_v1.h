@@ -1,0 +1,872 @@
+/* bicl_math_f32_v1.h - FROZEN copy of cl/bicl_math_f32.h as of commit 121a897
+ * (before the fast paths of the ldexp rounding, the x * sigmoid product and
+ * the expm1 sum were added), kept only as the reference of
+ * src/tools/bicl_math_identity.c, which proves that the current header gives
+ * the same bits for every input. Do not edit and do not include it anywhere
+ * else: the library and the kernels use cl/bicl_math_f32.h.
+ *
+ * Made from that file by a sed that renames its include guard
+ * (BICL_MATH_F32_V1_H), its macros (BICL_V1_M_*) and every function and type
+ * it defines (bicl_v1_*), so that it can be compiled into one program with the
+ * current header. The shared helpers of bicl_portable.h keep their names.
+ * Everything below this comment is the old file, renamed. */
+/* bicl_math_f32.h - deterministic float32 math, shared by the OpenCL kernels
+ * and the host reference (design rule 1: one source for the math).
+ *
+ * Written in the common subset of C11 and OpenCL C 1.2. Only correctly rounded
+ * IEEE operations are used: + - * / on float, bicl_fmaf, bicl_rintf, exact
+ * int <-> float conversions, comparisons and bit operations. No libm, no
+ * OpenCL built-in math, no double (some devices lack fp64). The same source
+ * therefore gives the same bits on every conforming device and on the host.
+ *
+ * Accuracy, measured over all 2^32 inputs by src/tools/bicl_accuracy.c
+ * --exhaustive (double reference, MPFR near rounding boundaries): max ulp
+ * error / inputs not correctly rounded (of 2^32)
+ *   expf 0.504 / 37287      expm1f 0.512 / 76184    tanhf 0.510 / 60464
+ *   erff 0.792 / 881850     sigmoidf 0.504 / 18206  relu 0 / 0
+ *   relu2 0.500 / 0         silu 0.504 / 17913      gelu_erf 0.844 / 3405895
+ *   gelu_tanh 0.504 / 16049 gelu_quick 0.504 / 20823
+ *   softcap(x, 30) 0.516 / 98314   swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167
+ * Limits held by the tool: 1 ulp for the unary functions, 2 ulp for the
+ * activations (0.5 for relu and relu2). Denormal inputs and outputs are
+ * honoured (no flushing); overflow gives inf, underflow a correctly signed
+ * zero or denormal.
+ *
+ * ---------------------------------------------------------------- semantics
+ * NaN rule (every function): a NaN input is returned quieted, payload and sign
+ * kept (bicl_f32_quiet); with two NaN operands the first one in argument
+ * order wins. It is decided by bits, before any arithmetic, because hardware
+ * differs in NaN propagation. A NaN made from non-NaN inputs is always
+ * bicl_f32_canonical_nan() (0x7fc00000).
+ *
+ *   bicl_v1_expf(x)     e^x. exp(+-0) = 1, exp(-inf) = +0, exp(+inf) = +inf.
+ *   bicl_v1_expm1f(x)   e^x - 1. expm1(+-0) = +-0, expm1(-inf) = -1, (+inf) = +inf.
+ *   bicl_v1_tanhf(x)    tanh(+-0) = +-0, tanh(+-inf) = +-1.
+ *   bicl_v1_erff(x)     erf(+-0) = +-0, erf(+-inf) = +-1.
+ *   bicl_v1_sigmoidf(x) 1/(1+e^-x). sigmoid(+-0) = 0.5, (-inf) = +0, (+inf) = 1.
+ *
+ * Activations. round(F) is F evaluated exactly and rounded once to float,
+ * with the constants taken as the float values written here; that is what
+ * the ulp bounds are measured against.
+ *   bicl_v1_relu(x)       x > 0 ? x : +0. relu(-0) = +0, relu(-inf) = +0. Exact.
+ *   bicl_v1_relu2(x)      round(relu(x)^2): one multiply, correctly rounded.
+ *   bicl_v1_silu(x)       round(x * sigmoid(x)). silu(+-0) = +-0, silu(+inf) = +inf,
+ *                      silu(-inf) = -0 (the limit).
+ *   bicl_v1_gelu_erf(x)   round(x * Phi(x)), Phi(x) = (1 + erf(x/sqrt2))/2, with
+ *                      no intermediate rounding of x/sqrt2 (Phi is fitted in x)
+ *                      and no cancellation (the normal tail for x < -1).
+ *                      gelu(+-0) = +-0, gelu(+inf) = +inf, gelu(-inf) = -0.
+ *   bicl_v1_gelu_tanh(x)  round(0.5 x (1 + tanh(c (x + d x^3)))), c = 0.7978845608f,
+ *                      d = 0.044715f, computed as x * sigmoid(2c (x + d x^3))
+ *                      (an identity), so no cancellation for x < 0.
+ *                      Same zero/inf rules as gelu_erf.
+ *   bicl_v1_gelu_quick(x) round(x * sigmoid(1.702f * x)), the product 1.702f * x
+ *                      kept exact. Same zero/inf rules.
+ *   bicl_v1_softcap(x, cap)  round(cap * tanh(x / cap)), the quotient kept exact.
+ *                      cap acts as |cap| (the formula is even in cap);
+ *                      cap = +-0 gives the canonical NaN; cap = +-inf gives x
+ *                      (the limit); x = +-inf gives +-|cap|; x = +-0 gives +-0.
+ *   bicl_v1_swiglu_oss(gate, up, alpha, limit)  gpt-oss's clamped SwiGLU element:
+ *                      g = gate > limit ? limit : gate      (min(gate, limit))
+ *                      u = min(max(up, -limit), limit)      (torch.clamp order)
+ *                      out = round((u + 1) * g * sigmoid(alpha * g)), with u + 1
+ *                      and alpha * g kept exact. NaN order: gate, up, alpha,
+ *                      limit. When g or u + 1 is zero or infinite the result
+ *                      is the IEEE product (u + 1) * G, u + 1 = -1 + 1 = +0,
+ *                      G = +-0 (sign of g) if alpha * g = -inf and G = g
+ *                      otherwise (sigmoid is 1, 1/2 or finite there); 0 * inf
+ *                      gives the canonical NaN.
+ *
+ * How (the rounding order): every function builds its value as an unrounded
+ * float pair hi + lo (relative error about 2^-30 or better, see each
+ * function), times 2^k where the value could leave the float range, and
+ * rounds once at the end: round(hi + lo), or bicl_v1_df_ldexp_round(), which
+ * rounds 2^k (hi + lo) directly to a normal, denormal, zero or inf result.
+ * The only float rounding before the end is inside those pairs, so results
+ * are correctly rounded except when the exact value lies within about 2^-30
+ * relative of a rounding boundary; the polynomial tails of erf and gelu_erf
+ * (2^-24 .. 2^-26) are the weakest parts.
+ *   exp:      x = k/2 ln2 + r; 2^(k/2) (1 + expm1(r)).
+ *   expm1:    expm1(r) itself for k = 0, else 2^(k/2) (1 + expm1(r)) - 1 as a pair.
+ *   tanh:     -m / (2 + m), m = expm1(-2|x|), sign restored.
+ *   sigmoid:  1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) for x < 0.
+ *   erf:      x (c0 + c1 x^2 + x^4 P(x^2)) for |x| < 1; 1 - e^(-x^2) g(|x|) up to
+ *             3.92, with x^2 exact as a pair; +-1 beyond.
+ *   silu, gelu_quick, gelu_tanh, swiglu: y * sigmoid(z), y and z exact pairs.
+ *   gelu_erf: x (1/2 + x S(x^2)) for |x| <= 1; x (1 - Q(x)) above,
+ *             x Q(-x) below, Q(t) = e^(-t^2/2) G(t) with t^2 exact.
+ *   softcap:  |cap| tanh(y) with y = x/|cap| as an exact pair.
+ *
+ * Naming: bicl_v1_df_* and bicl_v1_m_* are internal helpers (float pairs, range
+ * reduction); only the functions listed above are meant to be called. */
+#ifndef BICL_MATH_F32_V1_H
+#define BICL_MATH_F32_V1_H
+
+#include "bicl_portable.h"
+
+/* ------------------------------------------------------------ float pairs */
+/* An unevaluated sum hi + lo ("double-float"), |lo| small against |hi|. */
+typedef struct {
+    float hi;
+    float lo;
+} bicl_v1_f32x2;
+
+/* 2^k * (hi + lo): lets a result carry an exponent that a float cannot hold
+ * (exp(-150) times a large x), so the final rounding happens only once. */
+typedef struct {
+    float hi;
+    float lo;
+    bicl_i32 k;
+} bicl_v1_f32x2e;
+
+BICL_FN bicl_v1_f32x2 bicl_v1_df(float hi, float lo)
+{
+    bicl_v1_f32x2 r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+
+/* Exact a + b for |a| >= |b| (or a == 0). */
+BICL_FN bicl_v1_f32x2 bicl_v1_df_fast_two_sum(float a, float b)
+{
+    float s = a + b;
+    return bicl_v1_df(s, b - (s - a));
+}
+
+/* Exact a + b, any order of magnitude (Knuth's TwoSum). */
+BICL_FN bicl_v1_f32x2 bicl_v1_df_two_sum(float a, float b)
+{
+    float s = a + b;
+    float bb = s - a;
+    return bicl_v1_df(s, (a - (s - bb)) + (b - bb));
+}
+
+/* Exact a * b while the product neither overflows nor underflows. */
+BICL_FN bicl_v1_f32x2 bicl_v1_df_two_prod(float a, float b)
+{
+    float p = a * b;
+    return bicl_v1_df(p, bicl_fmaf(a, b, -p));
+}
+
+BICL_FN bicl_v1_f32x2 bicl_v1_df_mul_f(bicl_v1_f32x2 a, float b)
+{
+    float p = a.hi * b;
+    return bicl_v1_df(p, bicl_fmaf(a.hi, b, -p) + a.lo * b);
+}
+
+BICL_FN bicl_v1_f32x2 bicl_v1_df_mul(bicl_v1_f32x2 a, bicl_v1_f32x2 b)
+{
+    float p = a.hi * b.hi;
+    return bicl_v1_df(p, bicl_fmaf(a.hi, b.hi, -p) + (a.hi * b.lo + a.lo * b.hi));
+}
+
+/* n / d to about 2^-44 relative: one correctly rounded reciprocal, the
+ * remainder of the first quotient taken exactly with an fma. */
+BICL_FN bicl_v1_f32x2 bicl_v1_df_div(bicl_v1_f32x2 n, bicl_v1_f32x2 d)
+{
+    float inv = 1.0f / d.hi;
+    float q = n.hi * inv;
+    float r = (bicl_fmaf(-q, d.hi, n.hi) + n.lo) - q * d.lo;
+    return bicl_v1_df(q, r * inv);
+}
+
+/* ------------------------------------------------------------ bit helpers */
+/* 2^k for -126 <= k <= 127, built from bits. */
+BICL_FN float bicl_v1_m_pow2i(bicl_i32 k)
+{
+    return bicl_u32_as_f32((bicl_u32)(k + 127) << 23);
+}
+
+BICL_FN int bicl_v1_m_is_inf(float x)
+{
+    return (bicl_f32_as_u32(x) & 0x7fffffffu) == 0x7f800000u;
+}
+
+/* Correctly rounded 2^k * (v.hi + v.lo) for a normal, finite v.hi and any k:
+ * overflow gives +-inf, and a denormal result is rounded once, directly on
+ * the 2^-149 grid (scaling a rounded float would round twice). */
+BICL_FN float bicl_v1_df_ldexp_round(bicl_v1_f32x2 v, bicl_i32 k)
+{
+    bicl_u32 hb;
+    /* |lo| <= ulp(hi)/2 from here on: the denormal rounding relies on it */
+    v = bicl_v1_df_fast_two_sum(v.hi, v.lo);
+    hb = bicl_f32_as_u32(v.hi);
+    bicl_i32 e = (bicl_i32)((hb >> 23) & 0xffu) - 127;
+    /* v / 2^e, so that 1 <= |hn| < 2; lo is scaled in two exact steps
+     * because 2^-e alone may not be a float. */
+    float hn = bicl_u32_as_f32((hb & 0x807fffffu) | 0x3f800000u);
+    float ln = v.lo * bicl_v1_m_pow2i(-e / 2) * bicl_v1_m_pow2i(-e - (-e / 2));
+    bicl_i32 kk = k + e;
+    if (kk >= -126) {
+        float y = hn + ln;
+        if (kk > 127) {
+            return y * 0x1p127f * 2.0f; /* |y| >= 1: the IEEE overflow to inf */
+        }
+        return y * bicl_v1_m_pow2i(kk);
+    }
+    if (kk < -150) {
+        return bicl_f32_copysign(0.0f, hn); /* |value| < 2^-150: rounds to 0 */
+    }
+    {
+        /* Result = round(a + b) * 2^-149 with a + b the value in units of the
+         * smallest denormal. rint(a) is right unless a is exactly halfway,
+         * where the sign of b (|b| < ulp(a)) decides. */
+        float s = bicl_v1_m_pow2i(kk + 149);
+        float a = hn * s;
+        float b = ln * s;
+        float i = bicl_rintf(a);
+        float f = a - i;
+        if (f == 0.5f && b > 0.0f) {
+            i = i + 1.0f;
+        } else if (f == -0.5f && b < 0.0f) {
+            i = i - 1.0f;
+        }
+        return i * 0x1p-75f * 0x1p-74f; /* exact: i is an integer < 2^24 */
+    }
+}
+
+BICL_FN float bicl_v1_df_round(bicl_v1_f32x2 v)
+{
+    return v.hi + v.lo;
+}
+
+/* x / 2 rounded to nearest with ties towards +inf: the correctly rounded
+ * value of x/2 + (tiny positive), which is what x * sigmoid(a x) is for
+ * |x| < 2^-60 and a > 0. Only a denormal half can be a tie; denormals and the
+ * lowest binade share one linear encoding, so halving there is a shift. */
+BICL_FN float bicl_v1_m_half_tie_up(float x)
+{
+    bicl_u32 b = bicl_f32_as_u32(x);
+    bicl_u32 mag = b & 0x7fffffffu;
+    if (mag < 0x01000000u) {
+        bicl_u32 up = (b >> 31) == 0u ? 1u : 0u;
+        return bicl_u32_as_f32((b & 0x80000000u) | ((mag + up) >> 1));
+    }
+    return x * 0.5f;
+}
+
+/* ------------------------------------------------------------------- exp */
+/* Range reduction: z = k2 * ln2/2 + r, |r| <= ln2/4 (+ a hair for the rounded
+ * k2). ln2/2 is split so that k2 * LN2H_HI is exact in the fma and
+ * zh - k2 * LN2H_HI is representable (Sterbenz-like: both are multiples of
+ * 2^-26 and the difference is below 0.25), so r1 is exact. The half-step
+ * (rather than ln2) shrinks |r| to 0.173, which lets a degree-4 correction
+ * polynomial reach ~2^-30 relative error; 2^(1/2) is applied afterwards as a
+ * float pair. exp(z) = 2^(k2/2) * (1 + m), m = expm1(r) kept as a pair. */
+typedef struct {
+    bicl_v1_f32x2 m;
+    bicl_i32 k2;
+} bicl_v1_m_exp_red;
+
+#define BICL_V1_M_2_LN2   0x1.715476p+1f /* 2/ln2 rounded */
+#define BICL_V1_M_LN2H_HI 0x1.62e43p-2f  /* ln2/2 = HI + LO + O(2^-56) */
+#define BICL_V1_M_LN2H_LO -0x1.05c61p-30f
+#define BICL_V1_M_SQRT2HI 0x1.6a09e6p+0f /* sqrt2 = HI + LO + O(2^-50) */
+#define BICL_V1_M_SQRT2LO 0x1.9fcef4p-26f
+
+/* exp(zh + zl) for |zh| <= 300, |zl| <= ulp(zh). k2 then has at most 10 bits,
+ * so k2 * LN2H_HI is exact inside the fma. */
+BICL_FN bicl_v1_m_exp_red bicl_v1_m_exp_reduce(float zh, float zl)
+{
+    bicl_v1_m_exp_red out;
+    float kf = bicl_rintf(zh * BICL_V1_M_2_LN2);
+    float r1 = bicl_fmaf(-kf, BICL_V1_M_LN2H_HI, zh);
+    float rl = bicl_fmaf(-kf, BICL_V1_M_LN2H_LO, zl);
+    bicl_v1_f32x2 r = bicl_v1_df_two_sum(r1, rl);
+    /* expm1(r) = r + r^2/2 + r^3 P(r); r^2/2 is kept exactly as a pair.
+     * P: (expm1(r) - r - r^2/2)/r^3 on |r| <= 0.17335, degree 4, fitted by
+     * Lawson's weighted least squares (relative error, mpmath reference),
+     * coefficients rounded to float one at a time with the rest refitted;
+     * approximation error 2^-25 relative to P, i.e. ~2^-32.6 relative to m. */
+    float x = r.hi;
+    float p = x * x;
+    float pe = bicl_fmaf(x, x, -p);
+    float poly = bicl_fmaf(x, 0x1.efc31cp-13f, 0x1.6c277ep-10f);
+    poly = bicl_fmaf(x, poly, 0x1.1106cap-7f);
+    poly = bicl_fmaf(x, poly, 0x1.555556p-5f);
+    poly = bicl_fmaf(x, poly, 0x1.555556p-3f);
+    {
+        bicl_v1_f32x2 s = bicl_v1_df_fast_two_sum(x, 0.5f * p); /* |x| >= x^2/2 */
+        /* exp(r.hi + r.lo) = exp(r.hi) (1 + r.lo + ...): (1 + m)(1 + r.lo). */
+        float lo = s.lo + (bicl_fmaf(r.lo, x, r.lo) + (0.5f * pe + (x * p) * poly));
+        out.m = bicl_v1_df_fast_two_sum(s.hi, lo);
+    }
+    out.k2 = (bicl_i32)kf;
+    return out;
+}
+
+/* exp as 2^k (hi + lo), hi + lo in [0.70, 1.42]. */
+BICL_FN bicl_v1_f32x2e bicl_v1_m_exp_expand(bicl_v1_m_exp_red red)
+{
+    bicl_v1_f32x2e out;
+    bicl_i32 j = (bicl_i32)((bicl_u32)red.k2 & 1u);
+    bicl_v1_f32x2 e = bicl_v1_df_fast_two_sum(1.0f, red.m.hi);
+    bicl_v1_f32x2 s = bicl_v1_df(j != 0 ? BICL_V1_M_SQRT2HI : 1.0f, j != 0 ? BICL_V1_M_SQRT2LO : 0.0f);
+    e.lo = e.lo + red.m.lo;
+    e = bicl_v1_df_mul(e, s);
+    out.hi = e.hi;
+    out.lo = e.lo;
+    out.k = (red.k2 - j) / 2;
+    return out;
+}
+
+/* exp(zh + zl) = 2^k (hi + lo) for |zh| <= 300. */
+BICL_FN bicl_v1_f32x2e bicl_v1_m_exp_df(float zh, float zl)
+{
+    return bicl_v1_m_exp_expand(bicl_v1_m_exp_reduce(zh, zl));
+}
+
+BICL_FN float bicl_v1_expf(float x)
+{
+    bicl_v1_f32x2e e;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x > 89.0f) { /* overflow threshold is 88.72283935546875 */
+        return bicl_u32_as_f32(0x7f800000u);
+    }
+    if (x < -104.0f) { /* e^-104 < 2^-150: rounds to +0 */
+        return 0.0f;
+    }
+    e = bicl_v1_m_exp_df(x, 0.0f);
+    return bicl_v1_df_ldexp_round(bicl_v1_df(e.hi, e.lo), e.k);
+}
+
+/* expm1(zh + zl) as a pair for -18.5 <= zh <= 0. */
+BICL_FN bicl_v1_f32x2 bicl_v1_m_expm1_df_neg(float zh, float zl)
+{
+    bicl_v1_m_exp_red red = bicl_v1_m_exp_reduce(zh, zl);
+    bicl_v1_f32x2e e;
+    float s;
+    bicl_v1_f32x2 r;
+    if (red.k2 == 0) {
+        return red.m; /* no cancellation: m is expm1 itself */
+    }
+    e = bicl_v1_m_exp_expand(red);
+    s = bicl_v1_m_pow2i(e.k);
+    r = bicl_v1_df_two_sum(e.hi * s, -1.0f);
+    r.lo = r.lo + e.lo * s;
+    return r;
+}
+
+BICL_FN float bicl_v1_expm1f(float x)
+{
+    bicl_v1_m_exp_red red;
+    bicl_v1_f32x2e e;
+    float one;
+    bicl_v1_f32x2 r;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x == 0.0f) {
+        return x; /* keeps the sign of zero */
+    }
+    if (x > 89.0f) {
+        return bicl_u32_as_f32(0x7f800000u);
+    }
+    if (x < -18.0f) { /* e^x < 2^-25.9: -1 + e^x rounds to -1 */
+        return -1.0f;
+    }
+    red = bicl_v1_m_exp_reduce(x, 0.0f);
+    if (red.k2 == 0) {
+        return bicl_v1_df_round(red.m);
+    }
+    /* 2^k E - 1 = 2^k (E - 2^-k): the subtraction is exact as a pair and the
+     * scaling is left to the final rounding, so large k cannot overflow
+     * early. For k > 60, 2^-k no longer matters. */
+    e = bicl_v1_m_exp_expand(red);
+    one = e.k > 60 ? 0.0f : bicl_v1_m_pow2i(-e.k);
+    r = bicl_v1_df_two_sum(e.hi, -one);
+    r.lo = r.lo + e.lo;
+    return bicl_v1_df_ldexp_round(r, e.k);
+}
+
+/* ------------------------------------------------------------------ tanh */
+/* tanh(y) = -expm1(-2y) / (2 + expm1(-2y)) for 0 < y < 9.1, y = yh + yl:
+ * expm1 has no cancellation and neither has 2 + expm1 (>= 1). */
+BICL_FN bicl_v1_f32x2 bicl_v1_m_tanh_df(float yh, float yl)
+{
+    bicl_v1_f32x2 m = bicl_v1_m_expm1_df_neg(-2.0f * yh, -2.0f * yl);
+    bicl_v1_f32x2 den = bicl_v1_df_fast_two_sum(2.0f, m.hi);
+    den.lo = den.lo + m.lo;
+    return bicl_v1_df_div(bicl_v1_df(-m.hi, -m.lo), den);
+}
+
+BICL_FN float bicl_v1_tanhf(float x)
+{
+    float ax = bicl_f32_abs(x);
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (ax >= 9.1f) { /* 1 - tanh < 2^-25: rounds to 1; also +-inf */
+        return bicl_f32_copysign(1.0f, x);
+    }
+    if (ax < 0x1p-60f) { /* x^3/3 is far below half an ulp; keeps -0 */
+        return x;
+    }
+    return bicl_f32_copysign(bicl_v1_df_round(bicl_v1_m_tanh_df(ax, 0.0f)), x);
+}
+
+/* --------------------------------------------------------------- sigmoid */
+/* sigmoid(zh + zl) = 2^k (hi + lo) for -300 <= z <= 30, with hi + lo in
+ * [0.35, 1.42]. With e = exp(-|z|): z >= 0 gives 1 / (1 + e), z < 0 gives
+ * e / (1 + e), the exponent of e kept aside so that tiny results are
+ * rounded once, at the end. */
+BICL_FN bicl_v1_f32x2e bicl_v1_m_sigmoid_df(float zh, float zl)
+{
+    int pos = zh >= 0.0f;
+    bicl_v1_f32x2e e = bicl_v1_m_exp_df(pos ? -zh : zh, pos ? -zl : zl);
+    bicl_v1_f32x2 t = bicl_v1_df(0.0f, 0.0f);
+    bicl_v1_f32x2 d;
+    bicl_v1_f32x2 q;
+    bicl_v1_f32x2e out;
+    if (e.k >= -60) { /* below, e < 2^-59 is lost against 1 anyway */
+        float s = bicl_v1_m_pow2i(e.k);
+        t = bicl_v1_df(e.hi * s, e.lo * s);
+    }
+    d = bicl_v1_df_fast_two_sum(1.0f, t.hi);
+    d.lo = d.lo + t.lo;
+    q = bicl_v1_df_div(pos ? bicl_v1_df(1.0f, 0.0f) : bicl_v1_df(e.hi, e.lo), d);
+    out.hi = q.hi;
+    out.lo = q.lo;
+    out.k = pos ? 0 : e.k;
+    return out;
+}
+
+BICL_FN float bicl_v1_sigmoidf(float x)
+{
+    bicl_v1_f32x2e s;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x > 18.0f) { /* e^-x < 2^-25.9: rounds to 1; also +inf */
+        return 1.0f;
+    }
+    if (x < -104.0f) { /* < 2^-150: rounds to +0; also -inf */
+        return 0.0f;
+    }
+    s = bicl_v1_m_sigmoid_df(x, 0.0f);
+    return bicl_v1_df_ldexp_round(bicl_v1_df(s.hi, s.lo), s.k);
+}
+
+/* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
+BICL_FN bicl_v1_f32x2e bicl_v1_m_split_exp(float x)
+{
+    bicl_v1_f32x2e out;
+    bicl_u32 b;
+    out.k = 0;
+    if (bicl_f32_abs(x) < 0x1p-126f) {
+        x = x * 0x1p64f;
+        out.k = -64;
+    }
+    b = bicl_f32_as_u32(x);
+    out.k = out.k + (bicl_i32)((b >> 23) & 0xffu) - 127;
+    out.hi = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    out.lo = 0.0f;
+    return out;
+}
+
+/* round(y * sigmoid(z)) with y = g * (uh + ul): g, uh finite and nonzero,
+ * z = zh + zl (zh may be +-inf, then zl is ignored). g and u are split into
+ * mantissa and exponent, so no intermediate overflows or underflows
+ * whatever their size; the exponents meet again in the single final
+ * rounding. */
+BICL_FN float bicl_v1_m_mul_sigmoid(float g, bicl_v1_f32x2 u, float zh, float zl)
+{
+    bicl_v1_f32x2e s;
+    bicl_v1_f32x2e gn;
+    bicl_v1_f32x2e un;
+    float ul;
+    bicl_v1_f32x2 p;
+    if (zh < -300.0f) { /* sigmoid < 2^-432 and |y| < 2^256: rounds to 0 */
+        return bicl_f32_copysign(0.0f, g) * u.hi;
+    }
+    if (zh > 30.0f) { /* sigmoid = 1 - e^-z with e^-z < 2^-43: 1 is exact enough */
+        s.hi = 1.0f;
+        s.lo = 0.0f;
+        s.k = 0;
+    } else {
+        s = bicl_v1_m_sigmoid_df(zh, zl);
+    }
+    gn = bicl_v1_m_split_exp(g);
+    un = bicl_v1_m_split_exp(u.hi);
+    ul = u.lo * bicl_v1_m_pow2i(-un.k / 2) * bicl_v1_m_pow2i(-un.k - (-un.k / 2));
+    p = bicl_v1_df_mul(bicl_v1_df_mul_f(bicl_v1_df(un.hi, ul), gn.hi), bicl_v1_df(s.hi, s.lo));
+    return bicl_v1_df_ldexp_round(p, gn.k + un.k + s.k);
+}
+
+/* ---------------------------------------------------------- erf and Phi */
+/* c0 + v p as a pair: the leading coefficient and the product are added
+ * exactly, so the rounding error of the float Horner part p is scaled down
+ * by |v p| / |c0 + v p| (0.1 to 0.3 in the uses below). */
+BICL_FN bicl_v1_f32x2 bicl_v1_m_poly_tail(float c0, float v, float p)
+{
+    bicl_v1_f32x2 t = bicl_v1_df_two_prod(v, p);
+    bicl_v1_f32x2 s = bicl_v1_df_fast_two_sum(c0, t.hi); /* |c0| > |v p| */
+    s.lo = s.lo + t.lo;
+    return s;
+}
+
+/* erfc(x) e^(x^2) for 1 <= x <= 2, polynomial in x - 1.5, degree 8
+ * (fitted as P of exp, relative approximation error 2^-28.6). */
+BICL_FN float bicl_v1_m_erfc_scaled_1_2(float x)
+{
+    float t = x - 1.5f; /* exact (Sterbenz) */
+    float p = bicl_fmaf(t, 0x1.ecd21ap-13f, -0x1.6f8422p-11f);
+    p = bicl_fmaf(t, p, 0x1.edea5ap-10f);
+    p = bicl_fmaf(t, p, -0x1.50d252p-8f);
+    p = bicl_fmaf(t, p, 0x1.b65ab6p-7f);
+    p = bicl_fmaf(t, p, -0x1.0dc5d4p-5f);
+    p = bicl_fmaf(t, p, 0x1.37ea24p-4f);
+    p = bicl_fmaf(t, p, -0x1.4f1988p-3f);
+    return bicl_fmaf(t, p, 0x1.494dbp-2f);
+}
+
+/* erfc(x) e^(x^2) for 2 <= x <= 3.92, polynomial in x - 2.96, degree 7
+ * (relative approximation error 2^-22.3; erfc < 0.0047 here, so that is
+ * below 0.02 ulp of erf). */
+BICL_FN float bicl_v1_m_erfc_scaled_2_4(float x)
+{
+    float t = x - 2.96f;
+    float p = bicl_fmaf(t, -0x1.a6ec74p-16f, 0x1.a691dap-14f);
+    p = bicl_fmaf(t, p, -0x1.6849a2p-12f);
+    p = bicl_fmaf(t, p, 0x1.5071ecp-10f);
+    p = bicl_fmaf(t, p, -0x1.32bf6ep-8f);
+    p = bicl_fmaf(t, p, 0x1.0d4598p-6f);
+    p = bicl_fmaf(t, p, -0x1.c8019ap-5f);
+    return bicl_fmaf(t, p, 0x1.7319e2p-3f);
+}
+
+BICL_FN float bicl_v1_erff(float x)
+{
+    float ax = bicl_f32_abs(x);
+    bicl_v1_f32x2 u;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (ax >= 3.92f) { /* erfc(3.92) < 2^-25: rounds to 1; also +-inf */
+        return bicl_f32_copysign(1.0f, x);
+    }
+    if (x == 0.0f) {
+        return x;
+    }
+    if (ax < 1.0f) {
+        /* erf(x)/x = c0 + c1 u + u^2 P(u), u = x^2: c0 + c1 u in float pairs
+         * (both constants split, u exact as a pair), the small P part in
+         * float. P: degree 5 on u in [0, 1], relative approximation error
+         * 2^-26.3, fitted as for exp. */
+        bicl_v1_f32x2 a;
+        bicl_v1_f32x2 s;
+        float p;
+        float lo;
+        if (ax < 0x1p-60f) {
+            /* erf(x) = c0 x exactly enough; the product is formed at a
+             * scale where it cannot underflow, then rounded once. */
+            return bicl_v1_df_ldexp_round(
+                bicl_v1_df_mul_f(bicl_v1_df(0x1.20dd76p+0f, -0x1.f7ac92p-25f), x * 0x1p64f), -64);
+        }
+        u = bicl_v1_df_two_prod(ax, ax);
+        p = bicl_fmaf(u.hi, -0x1.7a3634p-17f, 0x1.ec983p-14f);
+        p = bicl_fmaf(u.hi, p, -0x1.bfa614p-11f);
+        p = bicl_fmaf(u.hi, p, 0x1.565b3ap-8f);
+        p = bicl_fmaf(u.hi, p, -0x1.b82dp-6f);
+        p = bicl_fmaf(u.hi, p, 0x1.ce2f22p-4f);
+        a = bicl_v1_df_two_prod(-0x1.812746p-2f, u.hi);
+        s = bicl_v1_df_fast_two_sum(0x1.20dd76p+0f, a.hi);
+        lo = s.lo + (a.lo + (-0x1.f7ac92p-25f + (-0x1.812746p-2f * u.lo +
+                                                 (-0x1.606f3cp-27f * u.hi + (u.hi * u.hi) * p))));
+        s = bicl_v1_df_fast_two_sum(s.hi, lo);
+        return bicl_f32_copysign(bicl_v1_df_round(bicl_v1_df_mul_f(s, ax)), x);
+    }
+    {
+        /* erf = 1 - e^(-x^2) g(x), x^2 exact as a pair so that the argument
+         * of exp carries no rounding error (its effect grows like 2x^2). */
+        float g = ax < 2.0f ? bicl_v1_m_erfc_scaled_1_2(ax) : bicl_v1_m_erfc_scaled_2_4(ax);
+        bicl_v1_f32x2e e;
+        bicl_v1_f32x2 c;
+        bicl_v1_f32x2 r;
+        float s;
+        u = bicl_v1_df_two_prod(ax, ax);
+        e = bicl_v1_m_exp_df(-u.hi, -u.lo);
+        s = bicl_v1_m_pow2i(e.k);
+        c = bicl_v1_df_mul_f(bicl_v1_df(e.hi * s, e.lo * s), g);
+        r = bicl_v1_df_fast_two_sum(1.0f, -c.hi);
+        r.lo = r.lo - c.lo;
+        return bicl_f32_copysign(bicl_v1_df_round(r), x);
+    }
+}
+
+/* Upper tail of the normal distribution, Q(t) = Phi(-t) = e^(-t^2/2) G(t).
+ * G for 1 <= t <= 2 in t - 1.5 (degree 7, approximation error 2^-26.0) and
+ * for 2 <= t <= 4 in t - 3 (degree 8, 2^-26.5); for t >= 4 the function
+ * H(v) = t G(t) of v = 1/t in v - 0.16 (degree 6, 2^-25.9 up to t = 14.6):
+ * H varies slowly, so the rounding of v hardly matters. Fitted as for exp. */
+BICL_FN bicl_v1_f32x2 bicl_v1_m_phi_tail_1_2(float t)
+{
+    float v = t - 1.5f;
+    float p = bicl_fmaf(v, -0x1.b0930ap-14f, 0x1.8a7ep-12f);
+    p = bicl_fmaf(v, p, -0x1.4c04c2p-10f);
+    p = bicl_fmaf(v, p, 0x1.0d635ep-8f);
+    p = bicl_fmaf(v, p, -0x1.998012p-7f);
+    p = bicl_fmaf(v, p, 0x1.203ff4p-5f);
+    p = bicl_fmaf(v, p, -0x1.71c04cp-4f);
+    return bicl_v1_m_poly_tail(0x1.a57056p-3f, v, p);
+}
+
+BICL_FN bicl_v1_f32x2 bicl_v1_m_phi_tail_2_4(float t)
+{
+    float v = t - 3.0f;
+    float p = bicl_fmaf(v, 0x1.6b438ep-20f, -0x1.c28512p-18f);
+    p = bicl_fmaf(v, p, 0x1.de46e2p-16f);
+    p = bicl_fmaf(v, p, -0x1.0c48eep-13f);
+    p = bicl_fmaf(v, p, 0x1.2398f4p-11f);
+    p = bicl_fmaf(v, p, -0x1.2edb4p-9f);
+    p = bicl_fmaf(v, p, 0x1.2c08e6p-7f);
+    p = bicl_fmaf(v, p, -0x1.19ceecp-5f);
+    return bicl_v1_m_poly_tail(0x1.f1b89cp-4f, v, p);
+}
+
+BICL_FN bicl_v1_f32x2 bicl_v1_m_phi_tail_h(float t)
+{
+    float v = 1.0f / t - 0.16f;
+    float p = bicl_fmaf(v, 0x1.e03086p+0f, -0x1.5249bp+0f);
+    p = bicl_fmaf(v, p, 0x1.b38276p-6f);
+    p = bicl_fmaf(v, p, 0x1.c3a4a2p-2f);
+    p = bicl_fmaf(v, p, -0x1.09b3d8p-2f);
+    p = bicl_fmaf(v, p, -0x1.c71ee6p-4f);
+    return bicl_v1_m_poly_tail(0x1.8ec63ap-2f, v, p);
+}
+
+BICL_FN float bicl_v1_gelu_erf(float x)
+{
+    float ax = bicl_f32_abs(x);
+    bicl_v1_f32x2 u;
+    bicl_v1_f32x2e e;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x >= 5.5f) { /* Q(5.5) < 2^-25: x (1 - Q) rounds to x; also +inf */
+        return x;
+    }
+    if (x <= -14.5f) { /* |gelu| < 2^-150: -0; also -inf */
+        return -0.0f;
+    }
+    if (ax < 0x1p-60f) { /* x/2 + x^2/sqrt(2 pi): only ties see the x^2 term */
+        return bicl_v1_m_half_tie_up(x);
+    }
+    u = bicl_v1_df_two_prod(x, x);
+    if (ax <= 1.0f) {
+        /* Phi(x) = 1/2 + x (p0 + p1 u + u^2 S(u)), the same shape as erf:
+         * the pairs keep Phi accurate where 1/2 + x(...) cancels (x -> -1,
+         * Phi = 0.159). S: degree 4 on u in [0, 1], error 2^-25.1. */
+        bicl_v1_f32x2 a;
+        bicl_v1_f32x2 s;
+        bicl_v1_f32x2 phi;
+        float p = bicl_fmaf(u.hi, 0x1.21fe24p-21f, -0x1.3829bep-17f);
+        float lo;
+        p = bicl_fmaf(u.hi, p, 0x1.e3e4fep-14f);
+        p = bicl_fmaf(u.hi, p, -0x1.373f8ap-10f);
+        p = bicl_fmaf(u.hi, p, 0x1.46d042p-7f);
+        a = bicl_v1_df_two_prod(-0x1.105838p-4f, u.hi);
+        s = bicl_v1_df_fast_two_sum(0x1.988454p-2f, a.hi);
+        lo = s.lo + (a.lo + (-0x1.857936p-27f + (-0x1.105838p-4f * u.lo +
+                                                 (0x1.03a624p-29f * u.hi + (u.hi * u.hi) * p))));
+        s = bicl_v1_df_mul_f(bicl_v1_df_fast_two_sum(s.hi, lo), x);
+        phi = bicl_v1_df_fast_two_sum(0.5f, s.hi);
+        phi.lo = phi.lo + s.lo;
+        return bicl_v1_df_round(bicl_v1_df_mul_f(phi, x));
+    }
+    /* |x| > 1: e^(-x^2/2) with x^2/2 exact as a pair. */
+    e = bicl_v1_m_exp_df(-0.5f * u.hi, -0.5f * u.lo);
+    if (ax >= 4.0f) {
+        /* x Q(|x|) = sign(x) e^(-x^2/2) H(1/|x|) (the x cancels) */
+        bicl_v1_f32x2 q = bicl_v1_df_mul(bicl_v1_df(e.hi, e.lo), bicl_v1_m_phi_tail_h(ax));
+        if (x < 0.0f) {
+            return bicl_v1_df_ldexp_round(bicl_v1_df(-q.hi, -q.lo), e.k);
+        }
+        {
+            /* x in [4, 5.5): x (1 - Q), Q < 3.2e-5, so H / x rounded is fine */
+            float s = bicl_v1_m_pow2i(e.k);
+            bicl_v1_f32x2 phi = bicl_v1_df_fast_two_sum(1.0f, -(q.hi * s) / ax);
+            return bicl_v1_df_round(bicl_v1_df_mul_f(phi, x));
+        }
+    }
+    {
+        bicl_v1_f32x2 g = ax < 2.0f ? bicl_v1_m_phi_tail_1_2(ax) : bicl_v1_m_phi_tail_2_4(ax);
+        bicl_v1_f32x2 q = bicl_v1_df_mul(bicl_v1_df(e.hi, e.lo), g);
+        if (x < 0.0f) {
+            return bicl_v1_df_ldexp_round(bicl_v1_df_mul_f(q, x), e.k);
+        }
+        {
+            float s = bicl_v1_m_pow2i(e.k);
+            bicl_v1_f32x2 phi = bicl_v1_df_fast_two_sum(1.0f, -q.hi * s);
+            phi.lo = phi.lo - q.lo * s;
+            return bicl_v1_df_round(bicl_v1_df_mul_f(phi, x));
+        }
+    }
+}
+
+/* ------------------------------------------------------------- activations */
+BICL_FN float bicl_v1_relu(float x)
+{
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    return x > 0.0f ? x : 0.0f;
+}
+
+BICL_FN float bicl_v1_relu2(float x)
+{
+    float r;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x); /* not r * r: hardware may rewrite NaN bits */
+    }
+    r = x > 0.0f ? x : 0.0f;
+    return r * r;
+}
+
+/* round(x * sigmoid(a x)) for non-NaN x and finite a > 0 (the callers'
+ * constants). */
+BICL_FN float bicl_v1_m_x_sigmoid_ax(float x, float a)
+{
+    float zh;
+    if (x == 0.0f) {
+        return x;
+    }
+    if (bicl_f32_abs(x) < 0x1p-60f) {
+        return bicl_v1_m_half_tie_up(x);
+    }
+    zh = a * x;
+    if (zh > 30.0f) { /* also x = +inf */
+        return x;
+    }
+    if (zh < -200.0f) { /* also x = -inf */
+        return -0.0f;
+    }
+    return bicl_v1_m_mul_sigmoid(x, bicl_v1_df(1.0f, 0.0f), zh, bicl_fmaf(a, x, -zh));
+}
+
+BICL_FN float bicl_v1_silu(float x)
+{
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    return bicl_v1_m_x_sigmoid_ax(x, 1.0f);
+}
+
+BICL_FN float bicl_v1_gelu_quick(float x)
+{
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    return bicl_v1_m_x_sigmoid_ax(x, 1.702f);
+}
+
+/* 0.5 x (1 + tanh(y)) = x sigmoid(2y): the argument 2c(x + d x^3) is formed
+ * as a float pair (its rounding error would be multiplied by up to |2y|). */
+BICL_FN float bicl_v1_gelu_tanh(float x)
+{
+    const float c2 = 2.0f * 0.7978845608f; /* exact doubling */
+    const float d = 0.044715f;
+    bicl_v1_f32x2 w;
+    bicl_v1_f32x2 y;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x == 0.0f) {
+        return x;
+    }
+    if (x > 16.0f) { /* 2y > 300: sigmoid rounds to 1 */
+        return x;
+    }
+    if (x < -16.0f) { /* 2y < -300: |result| < 2^-400 */
+        return -0.0f;
+    }
+    if (bicl_f32_abs(x) < 0x1p-60f) {
+        return bicl_v1_m_half_tie_up(x);
+    }
+    w = bicl_v1_df_mul_f(bicl_v1_df_two_prod(x, x), d); /* d x^2 */
+    y = bicl_v1_df_two_sum(1.0f, w.hi);              /* 1 + d x^2 */
+    y.lo = y.lo + w.lo;
+    y = bicl_v1_df_mul_f(bicl_v1_df_mul_f(y, x), c2); /* 2c (x + d x^3) */
+    y = bicl_v1_df_fast_two_sum(y.hi, y.lo);
+    return bicl_v1_m_mul_sigmoid(x, bicl_v1_df(1.0f, 0.0f), y.hi, y.lo);
+}
+
+BICL_FN float bicl_v1_softcap(float x, float cap)
+{
+    float c = bicl_f32_abs(cap);
+    float ax = bicl_f32_abs(x);
+    float yh;
+    float yl;
+    float cs;
+    bicl_i32 k = 0;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (bicl_f32_is_nan(cap)) {
+        return bicl_f32_quiet(cap);
+    }
+    if (c == 0.0f) {
+        return bicl_f32_canonical_nan();
+    }
+    if (bicl_v1_m_is_inf(c) || x == 0.0f) {
+        return x;
+    }
+    yh = ax / c; /* may overflow to inf or underflow: both are caught below */
+    if (yh >= 9.1f) {
+        return bicl_f32_copysign(c, x);
+    }
+    if (yh < 0x1p-13f) { /* c tanh(x/c) = x (1 - y^2/3 ...), y^2/3 < 2^-27 */
+        return x;
+    }
+    /* y = ax / c as a pair: the remainder of the division is exact, once a
+     * tiny cap (and so x < 9.1 cap) is scaled up out of the denormals. */
+    cs = c;
+    if (c < 0x1p-60f) {
+        cs = c * 0x1p64f;
+        ax = ax * 0x1p64f;
+        k = -64;
+    }
+    yl = bicl_fmaf(-yh, cs, ax) / cs;
+    return bicl_f32_copysign(bicl_v1_df_ldexp_round(bicl_v1_df_mul_f(bicl_v1_m_tanh_df(yh, yl), cs), k), x);
+}
+
+BICL_FN float bicl_v1_swiglu_oss(float gate, float up, float alpha, float limit)
+{
+    float g;
+    float t;
+    float u;
+    float zh;
+    bicl_v1_f32x2 one_u;
+    if (bicl_f32_is_nan(gate)) {
+        return bicl_f32_quiet(gate);
+    }
+    if (bicl_f32_is_nan(up)) {
+        return bicl_f32_quiet(up);
+    }
+    if (bicl_f32_is_nan(alpha)) {
+        return bicl_f32_quiet(alpha);
+    }
+    if (bicl_f32_is_nan(limit)) {
+        return bicl_f32_quiet(limit);
+    }
+    g = gate > limit ? limit : gate;
+    t = up < -limit ? -limit : up;
+    u = t > limit ? limit : t;
+    one_u = bicl_v1_df_two_sum(u, 1.0f);
+    zh = alpha * g;
+    if (g == 0.0f || one_u.hi == 0.0f || bicl_v1_m_is_inf(g) || bicl_v1_m_is_inf(one_u.hi)) {
+        /* A zero or an infinity decides, exactly: g sigmoid(alpha g) stands
+         * for +-0 (sign of g) when alpha g = -inf and for g otherwise (it is
+         * g itself, or a finite value of g's sign), and the IEEE product
+         * with u + 1 gives the sign, the zero or the infinity. */
+        float gs = (bicl_v1_m_is_inf(zh) && zh < 0.0f) ? bicl_f32_copysign(0.0f, g) : g;
+        float r = one_u.hi * gs;
+        return bicl_f32_is_nan(r) ? bicl_f32_canonical_nan() : r;
+    }
+    return bicl_v1_m_mul_sigmoid(g, one_u, zh, bicl_v1_m_is_inf(zh) ? 0.0f : bicl_fmaf(alpha, g, -zh));
+}
+
+#endif /* BICL_MATH_F32_V1_H */

@@ -1,0 +1,539 @@
+/* bicl_math_identity - proves that cl/bicl_math_f32.h gives the same bits as
+ * its frozen predecessor src/tools/bicl_math_f32_v1.h, and times both.
+ *
+ * The fast paths added to the header (normal-range ldexp rounding, the
+ * x * sigmoid product without the mantissa/exponent split of 1, the ordered
+ * TwoSum in expm1 for tanh, the shift in the exp expansion) are meant to
+ * change speed, never a single output bit. This tool checks that claim by
+ * comparing bit patterns (NaN payloads and the sign of zero included):
+ *
+ *   --exhaustive   every one of the 2^32 float inputs of expf, expm1f, tanhf,
+ *                  sigmoidf, erff, silu, gelu_erf, gelu_tanh, gelu_quick;
+ *                  softcap(x, cap) for every x and the caps 30 and 50, and
+ *                  2^24 random x for each of 24 more caps (tiny, denormal, huge,
+ *                  inf, zero, NaN, negative); swiglu_oss(gate, up, 1.702, 7)
+ *                  for every gate against the ups 0.3 and -1 + 2^-24 and
+ *                  every up against the gates 1.5 and -1.5, 2^26 random ones
+ *                  for each of 8 more ups and gates, 2^28 random pairs, and
+ *                  other alpha/limit values on random and edge pairs.
+ *                  26 minutes on 2 shared cores when built with
+ *                  -march=native (hardware fma: the same correctly rounded
+ *                  results as libm's fmaf, which the portable build calls,
+ *                  about 2.5x slower); so it is not a ctest test.
+ *   --sample N     the same families on N random bit patterns each (plus
+ *                  all edge classes): a quick check, seconds.
+ *   --bench        ns per call of the old and the new header on this CPU.
+ *   --threads T    worker threads (default 2).
+ *
+ * Exit status 0 only when no mismatch was found. Build: the bicl-math-identity
+ * CMake target, with the library's FP flags (-ffp-contract=off, no fast-math),
+ * which the host reference needs to mean anything. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bicl_math_f32.h"
+#include "bicl_math_f32_v1.h"
+
+typedef float (*fn1)(float);
+typedef struct {
+    const char *name;
+    fn1 new_fn;
+    fn1 old_fn;
+} pair1;
+
+static const pair1 k_fns1[] = {
+    {"expf", bicl_expf, bicl_v1_expf},
+    {"expm1f", bicl_expm1f, bicl_v1_expm1f},
+    {"tanhf", bicl_tanhf, bicl_v1_tanhf},
+    {"sigmoidf", bicl_sigmoidf, bicl_v1_sigmoidf},
+    {"erff", bicl_erff, bicl_v1_erff},
+    {"silu", bicl_silu, bicl_v1_silu},
+    {"gelu_erf", bicl_gelu_erf, bicl_v1_gelu_erf},
+    {"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh},
+    {"gelu_quick", bicl_gelu_quick, bicl_v1_gelu_quick},
+    {"relu", bicl_relu, bicl_v1_relu},
+    {"relu2", bicl_relu2, bicl_v1_relu2},
+};
+#define N_FNS1 ((int)(sizeof k_fns1 / sizeof k_fns1[0]))
+
+static uint32_t f2u(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+static float u2f(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* ------------------------------------------------------------ bookkeeping */
+#define MAX_SHOW 5
+typedef struct {
+    uint64_t checked;
+    uint64_t mismatches;
+    int shown;
+} tally;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void report_mismatch(tally *t, const char *name, const char *args, uint32_t got,
+                            uint32_t want)
+{
+    pthread_mutex_lock(&g_lock);
+    t->mismatches++;
+    if (t->shown < MAX_SHOW) {
+        t->shown++;
+        fprintf(stderr, "MISMATCH %s(%s): new 0x%08" PRIx32 " old 0x%08" PRIx32 "\n", name, args,
+                got, want);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* ------------------------------------------------------ one-argument sweep */
+typedef struct {
+    uint64_t begin;
+    uint64_t end;
+    uint64_t stride; /* 1 = every pattern; sampled mode uses random ones */
+    int random;
+    uint64_t seed;
+    int threads;
+    int id;
+    uint64_t local_mis[N_FNS1];
+} job1;
+
+static tally g_t1[N_FNS1];
+
+static void *run1(void *arg)
+{
+    job1 *j = (job1 *)arg;
+    uint64_t s = j->seed + (uint64_t)j->id * 0x1234567ull;
+    uint64_t n = 0;
+    uint64_t total = j->end - j->begin;
+    uint64_t i;
+    for (i = j->begin + (uint64_t)j->id; i < j->end; i += (uint64_t)j->threads) {
+        uint32_t b = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
+        float x = u2f(b);
+        int f;
+        for (f = 0; f < N_FNS1; f++) {
+            uint32_t a = f2u(k_fns1[f].new_fn(x));
+            uint32_t o = f2u(k_fns1[f].old_fn(x));
+            if (a != o) {
+                char buf[64];
+                snprintf(buf, sizeof buf, "0x%08" PRIx32 " = %.9g", b, (double)x);
+                report_mismatch(&g_t1[f], k_fns1[f].name, buf, a, o);
+            }
+        }
+        n++;
+        if (j->id == 0 && (n & 0x3ffffffull) == 0) {
+            fprintf(stderr, "  one-argument sweep: %.1f%%\n",
+                    100.0 * (double)(n * (uint64_t)j->threads) / (double)total);
+        }
+    }
+    pthread_mutex_lock(&g_lock);
+    for (i = 0; i < (uint64_t)N_FNS1; i++) {
+        g_t1[i].checked += n;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+static void sweep1(uint64_t count, int random, int threads)
+{
+    pthread_t th[64];
+    job1 jobs[64];
+    int t;
+    for (t = 0; t < threads; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].begin = 0;
+        jobs[t].end = count;
+        jobs[t].random = random;
+        jobs[t].seed = 0x5eed0001ull;
+        jobs[t].threads = threads;
+        jobs[t].id = t;
+        pthread_create(&th[t], NULL, run1, &jobs[t]);
+    }
+    for (t = 0; t < threads; t++) {
+        pthread_join(th[t], NULL);
+    }
+}
+
+/* ------------------------------------------------------ two-argument sweeps */
+/* Edge values shared by the two-argument checks. */
+static const uint32_t k_edges[] = {
+    0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x00000002u, 0x007fffffu, 0x807fffffu,
+    0x00800000u, 0x80800000u, 0x00800001u, 0x0d800000u, 0x1f800000u, 0x20000000u, 0x33800000u,
+    0x34000000u, 0x39000000u, 0x3e800000u, 0x3f000000u, 0x3f7fffffu, 0x3f800000u, 0xbf800000u,
+    0xbf7fffffu, 0xbf800001u, 0x3f800001u, 0x3fd9db23u, 0x40000000u, 0xc0000000u, 0x40e00000u,
+    0xc0e00000u, 0x40e00001u, 0xc0e00001u, 0x40dfffffu, 0x41000000u, 0x41200000u, 0x41f00000u,
+    0x42480000u, 0x42c80000u, 0x43960000u, 0x5f800000u, 0x7e800000u, 0x7f000000u, 0x7f7fffffu,
+    0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff812345u,
+    0x7fbfffffu, 0x3dcccccdu, 0xbdcccccdu, 0x41100000u, 0xc1100000u, 0x3a83126fu, 0xba83126fu,
+};
+#define N_EDGES ((int)(sizeof k_edges / sizeof k_edges[0]))
+
+typedef enum { FAM_SOFTCAP, FAM_SWIGLU_GATE, FAM_SWIGLU_UP, FAM_SWIGLU_RANDOM } family;
+
+typedef struct {
+    family fam;
+    float p0; /* softcap: cap; swiglu sweeps: the fixed operand */
+    float alpha;
+    float limit;
+    uint64_t count; /* 2^32: every pattern of the swept operand */
+    int random;
+    uint64_t seed;
+    int threads;
+    int id;
+    tally *t;
+    const char *name;
+} job2;
+
+static void check2(const job2 *j, uint32_t b, uint32_t c)
+{
+    float x = u2f(b);
+    float y = u2f(c);
+    uint32_t a;
+    uint32_t o;
+    char buf[160];
+    switch (j->fam) {
+    case FAM_SOFTCAP:
+        a = f2u(bicl_softcap(x, y));
+        o = f2u(bicl_v1_softcap(x, y));
+        break;
+    default:
+        a = f2u(bicl_swiglu_oss(x, y, j->alpha, j->limit));
+        o = f2u(bicl_v1_swiglu_oss(x, y, j->alpha, j->limit));
+        break;
+    }
+    if (a != o) {
+        snprintf(buf, sizeof buf, "0x%08" PRIx32 ", 0x%08" PRIx32 "; alpha %g limit %g", b, c,
+                 (double)j->alpha, (double)j->limit);
+        report_mismatch(j->t, j->name, buf, a, o);
+    }
+}
+
+static void *run2(void *arg)
+{
+    job2 *j = (job2 *)arg;
+    uint64_t s = j->seed + (uint64_t)j->id * 0x9876543ull;
+    uint64_t n = 0;
+    uint64_t i;
+    uint32_t fixed = f2u(j->p0);
+    for (i = (uint64_t)j->id; i < j->count; i += (uint64_t)j->threads) {
+        uint32_t v = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
+        switch (j->fam) {
+        case FAM_SOFTCAP:
+        case FAM_SWIGLU_UP: /* fixed second operand: x or gate swept */
+            check2(j, v, fixed);
+            break;
+        case FAM_SWIGLU_GATE: /* fixed gate, every up */
+            check2(j, fixed, v);
+            break;
+        case FAM_SWIGLU_RANDOM: {
+            uint64_t r = splitmix(&s);
+            /* half the pairs in the working range, half any bits */
+            if ((r & 1u) != 0u) {
+                float g = (float)((int64_t)(r >> 8 & 0xffffff) - 0x800000) * 0x1p-20f;
+                float u = (float)((int64_t)(r >> 32 & 0xffffff) - 0x800000) * 0x1p-20f;
+                check2(j, f2u(g), f2u(u));
+            } else {
+                check2(j, v, (uint32_t)(r >> 32));
+            }
+            break;
+        }
+        }
+        n++;
+    }
+    pthread_mutex_lock(&g_lock);
+    j->t->checked += n;
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+static void sweep2(family fam, const char *name, tally *t, float p0, float alpha, float limit,
+                   uint64_t count, int random, uint64_t seed, int threads)
+{
+    pthread_t th[64];
+    job2 jobs[64];
+    int k;
+    for (k = 0; k < threads; k++) {
+        jobs[k].fam = fam;
+        jobs[k].p0 = p0;
+        jobs[k].alpha = alpha;
+        jobs[k].limit = limit;
+        jobs[k].count = count;
+        jobs[k].random = random;
+        jobs[k].seed = seed;
+        jobs[k].threads = threads;
+        jobs[k].id = k;
+        jobs[k].t = t;
+        jobs[k].name = name;
+        pthread_create(&th[k], NULL, run2, &jobs[k]);
+    }
+    for (k = 0; k < threads; k++) {
+        pthread_join(th[k], NULL);
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ bench */
+#define BENCH_N (1u << 16)
+static float g_in[BENCH_N];
+
+static double bench_one(fn1 f, int reps)
+{
+    volatile uint32_t sink;
+    uint32_t acc = 0;
+    double t0;
+    double best = 1e30;
+    int r;
+    for (r = 0; r < reps; r++) {
+        unsigned i;
+        t0 = now_s();
+        for (i = 0; i < BENCH_N; i++) {
+            acc ^= f2u(f(g_in[i]));
+        }
+        t0 = now_s() - t0;
+        if (t0 < best) {
+            best = t0;
+        }
+    }
+    sink = acc;
+    (void)sink;
+    return best * 1e9 / BENCH_N;
+}
+
+static void bench(void)
+{
+    uint64_t s = 42;
+    unsigned i;
+    int f;
+    /* the common case of a model's activations: |x| log-uniform in [2^-20, 20]
+     * with a random sign, and half of them uniform in [-6, 6] */
+    for (i = 0; i < BENCH_N; i++) {
+        uint64_t r = splitmix(&s);
+        double u = (double)(r >> 11) * 0x1p-53;
+        float x;
+        if ((i & 1u) != 0u) {
+            x = (float)(12.0 * u - 6.0);
+        } else {
+            x = (float)(0x1p-20 * (double)u2f(0x3f800000u) *
+                        exp(u * log(20.0 * 0x1p20)));
+            if ((r & 1u) != 0u) {
+                x = -x;
+            }
+        }
+        g_in[i] = x;
+    }
+    printf("%-11s %9s %9s %7s\n", "function", "old ns", "new ns", "ratio");
+    for (f = 0; f < N_FNS1; f++) {
+        double o;
+        double n;
+        int r;
+        (void)bench_one(k_fns1[f].old_fn, 3); /* warm up */
+        o = 1e30;
+        n = 1e30;
+        for (r = 0; r < 8; r++) { /* interleaved, best of all: the CPU is shared */
+            double a = bench_one(k_fns1[f].old_fn, 5);
+            double b = bench_one(k_fns1[f].new_fn, 5);
+            o = a < o ? a : o;
+            n = b < n ? b : n;
+        }
+        printf("%-11s %9.2f %9.2f %7.3f\n", k_fns1[f].name, o, n, n / o);
+    }
+}
+
+/* ------------------------------------------------------------------- main */
+int main(int argc, char **argv)
+{
+    int exhaustive = 0;
+    int do_bench = 0;
+    uint64_t sample = 0;
+    int threads = 2;
+    uint64_t total_mis = 0;
+    uint64_t n1;
+    uint64_t n2;
+    uint64_t nr;
+    int i;
+    double t0 = now_s();
+    tally t_softcap = {0, 0, 0};
+    tally t_swiglu = {0, 0, 0};
+    /* caps: the models' 30 and 50, small and large, the denormal and
+     * overflow edges, negative, zero, inf and NaN */
+    static const uint32_t caps_all[] = {
+        0x41f00000u, 0x42480000u, 0x3f800000u, 0x3f000000u, 0x40000000u, 0x41200000u,
+        0x3dcccccdu, 0xc1f00000u, 0x00000001u, 0x00000003u, 0x00400000u, 0x007fffffu,
+        0x00800000u, 0x1d800000u, 0x21800000u, 0x2e000000u, 0x5e800000u, 0x7e000000u,
+        0x7f7fffffu, 0x7f800000u, 0x00000000u, 0x80000000u, 0x7fc00000u, 0xff800001u,
+        0x47c35000u, 0x38d1b717u};
+    /* swiglu: fixed ups (every gate swept) and fixed gates (every up swept) */
+    static const uint32_t ups[] = {0x3e99999au, 0xbf7fffffu, 0xbf800000u, 0x00000000u,
+                                   0x40e00000u, 0xc1000000u, 0x3a83126fu, 0x00000001u,
+                                   0x40400000u, 0xbf000000u};
+    static const uint32_t gates[] = {0x3fc00000u, 0xbfc00000u, 0x40e00000u, 0x41000000u,
+                                     0xc1200000u, 0x3a83126fu, 0x00000001u, 0x80000000u,
+                                     0xc3000000u, 0x3dcccccdu};
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--exhaustive") == 0) {
+            exhaustive = 1;
+        } else if (strcmp(argv[i], "--bench") == 0) {
+            do_bench = 1;
+        } else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) {
+            sample = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            threads = atoi(argv[++i]);
+        } else {
+            fprintf(stderr,
+                    "usage: %s [--exhaustive | --sample N] [--bench] [--threads T]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (threads < 1 || threads > 64) {
+        threads = 2;
+    }
+    if (do_bench) {
+        bench();
+        if (!exhaustive && sample == 0) {
+            return 0;
+        }
+    }
+    if (!exhaustive && sample == 0) {
+        sample = 1u << 24;
+    }
+    n1 = exhaustive ? (1ull << 32) : sample;
+    n2 = exhaustive ? (1ull << 32) : sample / 16;
+    nr = exhaustive ? (1ull << 28) : sample / 4;
+
+    /* 1. one-argument functions */
+    fprintf(stderr, "one-argument functions: %s %" PRIu64 " inputs\n",
+            exhaustive ? "all" : "random", n1);
+    sweep1(n1, !exhaustive, threads);
+    {
+        /* the edge classes, also in sampled mode */
+        int e;
+        for (e = 0; e < N_EDGES; e++) {
+            float x = u2f(k_edges[e]);
+            int f;
+            for (f = 0; f < N_FNS1; f++) {
+                uint32_t a = f2u(k_fns1[f].new_fn(x));
+                uint32_t o = f2u(k_fns1[f].old_fn(x));
+                g_t1[f].checked++;
+                if (a != o) {
+                    char buf[32];
+                    snprintf(buf, sizeof buf, "0x%08" PRIx32, k_edges[e]);
+                    report_mismatch(&g_t1[f], k_fns1[f].name, buf, a, o);
+                }
+            }
+        }
+    }
+    for (i = 0; i < N_FNS1; i++) {
+        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", k_fns1[i].name,
+               g_t1[i].checked, g_t1[i].mismatches);
+        total_mis += g_t1[i].mismatches;
+    }
+    fflush(stdout);
+
+    /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
+     * for every cap, and every edge pair */
+    for (i = 0; i < (int)(sizeof caps_all / sizeof caps_all[0]); i++) {
+        int full = exhaustive && i < 2;
+        sweep2(FAM_SOFTCAP, "softcap", &t_softcap, u2f(caps_all[i]), 0.0f, 0.0f,
+               full ? (1ull << 32) : (exhaustive ? (1ull << 24) : n2), !full,
+               0xca9ull + (uint64_t)i, threads);
+    }
+    {
+        job2 j;
+        int a;
+        int b;
+        memset(&j, 0, sizeof j);
+        j.fam = FAM_SOFTCAP;
+        j.t = &t_softcap;
+        j.name = "softcap";
+        for (a = 0; a < N_EDGES; a++) {
+            for (b = 0; b < N_EDGES; b++) {
+                check2(&j, k_edges[a], k_edges[b]);
+                t_softcap.checked++;
+            }
+        }
+    }
+    printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "softcap", t_softcap.checked,
+           t_softcap.mismatches);
+    total_mis += t_softcap.mismatches;
+    fflush(stdout);
+
+    /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
+     * the fixed ups and every up against the fixed gates (exhaustive mode;
+     * random ones otherwise), random pairs, other alpha/limit, edge pairs */
+    for (i = 0; i < (int)(sizeof ups / sizeof ups[0]); i++) {
+        int full = exhaustive && i < 2;
+        sweep2(FAM_SWIGLU_UP, "swiglu_oss", &t_swiglu, u2f(ups[i]), 1.702f, 7.0f,
+               full ? (1ull << 32) : (exhaustive ? (1ull << 26) : n2), !full,
+               0x5a1ull + (uint64_t)i, threads);
+    }
+    for (i = 0; i < (int)(sizeof gates / sizeof gates[0]); i++) {
+        int full = exhaustive && i < 2;
+        sweep2(FAM_SWIGLU_GATE, "swiglu_oss", &t_swiglu, u2f(gates[i]), 1.702f, 7.0f,
+               full ? (1ull << 32) : (exhaustive ? (1ull << 26) : n2), !full,
+               0x6a1ull + (uint64_t)i, threads);
+    }
+    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.702f, 7.0f, nr, 1, 0x7a1ull,
+           threads);
+    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.0f, 10.0f, nr / 4, 1, 0x8a1ull,
+           threads);
+    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1,
+           0x9a1ull, threads);
+    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1e30f, 3e38f, nr / 4, 1, 0xaa1ull,
+           threads);
+    {
+        static const float alphas[] = {1.702f, 1.0f, 0.5f, 1e-30f, 1e30f, 0.0f, -1.0f};
+        static const float limits[] = {7.0f, 1.0f, 1e-40f, 3e38f, 0.0f, -1.0f};
+        job2 j;
+        int a;
+        int b;
+        int al;
+        int li;
+        memset(&j, 0, sizeof j);
+        j.fam = FAM_SWIGLU_RANDOM;
+        j.t = &t_swiglu;
+        j.name = "swiglu_oss";
+        for (al = 0; al < (int)(sizeof alphas / sizeof alphas[0]); al++) {
+            for (li = 0; li < (int)(sizeof limits / sizeof limits[0]); li++) {
+                j.alpha = alphas[al];
+                j.limit = limits[li];
+                for (a = 0; a < N_EDGES; a++) {
+                    for (b = 0; b < N_EDGES; b++) {
+                        check2(&j, k_edges[a], k_edges[b]);
+                        t_swiglu.checked++;
+                    }
+                }
+            }
+        }
+    }
+    printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "swiglu_oss",
+           t_swiglu.checked, t_swiglu.mismatches);
+    total_mis += t_swiglu.mismatches;
+
+    printf("%s: %" PRIu64 " mismatches in total, %.1f s\n", exhaustive ? "exhaustive" : "sampled",
+           total_mis, now_s() - t0);
+    return total_mis == 0 ? 0 : 1;
+}
