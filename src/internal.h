@@ -62,9 +62,11 @@ const bicl_source *bicl_source_find(const char *name);
 
 /* ------------------------------------------------------------- profiles */
 
-/* A vendor's default variants: `variant` for launches whose operands are all 32-bit,
- * `variant16` when one is 16-bit (f16/bf16): the best vector width depends on the
- * element size (PoCL: f32 add is fastest scalar, f32 -> bf16 with 4-wide vectors). */
+/* A vendor's default variants: `variant16` for launches with a 16-bit (f16/bf16)
+ * floating-point input, `variant` otherwise: the best vector width depends on the
+ * element size (PoCL: 4-wide for 32-bit inputs, scalar for 16-bit ones; NVIDIA: 16-byte
+ * loads, so 4 or 8 elements). The elementwise launcher decides by the inputs (the
+ * output's size does not matter as much), RoPE by q/k's element size. */
 typedef struct bicl_profile {
     const char *name;
     bicl_variant variant;

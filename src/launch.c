@@ -142,6 +142,23 @@ static size_t vector_units(size_t n, unsigned vw, unsigned ipt)
     return units < tail ? tail : units;
 }
 
+/* The profile's variant follows the narrowest floating-point input (every operand but
+ * the last, which is an output; u8/i32 masks left out): PoCL's loops vectorise well
+ * over 32-bit loads and badly over 16-bit ones, whatever the output is, so a narrowing
+ * cast f32 -> bf16 runs best with the 32-bit variant and a widening one with the 16-bit
+ * variant (bicl-bench --sweep-only, docs/performance.md). Speed only, never bits. */
+static size_t narrowest_float_input(const bicl_tensor *const *ops, int n_ops)
+{
+    size_t narrowest = 4;
+    for (int o = 0; o + 1 < n_ops; ++o) {
+        bicl_dtype d = ops[o]->dtype;
+        bool is_float = d == BICL_F32 || d == BICL_F16 || d == BICL_BF16;
+        if (is_float && bicl_dtype_size(d) < narrowest)
+            narrowest = bicl_dtype_size(d);
+    }
+    return narrowest;
+}
+
 bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
                                     const char *instance, const char *base,
                                     const bicl_tensor *const *ops, int n_ops,
@@ -151,11 +168,7 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
     bicl_iter it;
     bicl_iter_build(&it, ops, n_ops);
     shape_kind kind = classify(&it);
-    size_t narrowest = 4;
-    for (int o = 0; o < n_ops; ++o)
-        if (bicl_dtype_size(ops[o]->dtype) < narrowest)
-            narrowest = bicl_dtype_size(ops[o]->dtype);
-    bicl_variant v = bicl_context_variant_for(ctx, narrowest);
+    bicl_variant v = bicl_context_variant_for(ctx, narrowest_float_input(ops, n_ops));
     unsigned vw = kind != SHAPE_STRIDED && aligned(&it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;

@@ -55,6 +55,8 @@ static void die(const char *what, bicl_status st)
 
 typedef struct bench {
     bicl_context *ctx;
+    bicl_context *ctx_computed; /* same cl_context, activation tables off */
+    bicl_context *op_ctx;       /* the one run_op uses: ctx unless a row says otherwise */
     cl_context cl;
     cl_device_id dev;
     cl_command_queue q;
@@ -78,6 +80,13 @@ static void bench_open(bench *b, const char *spec)
         die("context", st);
     b->cl = bicl_context_cl_context(b->ctx);
     b->dev = bicl_context_device(b->ctx);
+    b->op_ctx = b->ctx;
+    bicl_options *off = NULL;
+    if (bicl_options_create(&off) != BICL_SUCCESS ||
+        bicl_options_set_string(off, BICL_OPTION_ACT_TABLES, "off") != BICL_SUCCESS ||
+        bicl_context_create(b->cl, b->dev, off, &b->ctx_computed) != BICL_SUCCESS)
+        die("context without activation tables", BICL_ERR_INVALID_PARAMETER);
+    bicl_options_free(off);
     cl_int err;
     b->q = clCreateCommandQueue(b->cl, b->dev, CL_QUEUE_PROFILING_ENABLE, &err);
     cl_program p = clCreateProgramWithSource(b->cl, 1, &copy_source, NULL, &err);
@@ -179,7 +188,7 @@ enum { OP_CAST, OP_UNARY, OP_GLU, OP_BINARY, OP_SCALE, OP_RESIDUAL, OP_BIAS, OP_
 static bicl_status run_op(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
 {
     const op_spec *o = arg;
-    bicl_context *c = b->ctx;
+    bicl_context *c = b->op_ctx;
     bicl_tensor x = vec(buf[0], o->in, n), x2 = vec(buf[1], o->in, n);
     bicl_tensor y = vec(buf[2], o->out, n), y2 = vec(buf[3], o->out, n);
     switch (o->kind) {
@@ -257,6 +266,67 @@ static const op_spec ops[] = {
     {"mask_fill", BICL_F32, BICL_F32, OP_MASK, 0},
 };
 #define N_OPS (sizeof ops / sizeof ops[0])
+
+/* The activations that read tables on 16-bit inputs, timed again (a) computed (tables
+ * off, same run) and, at the largest size, (b) with tables on inputs of uniformly random
+ * finite 16-bit patterns: the standard fill holds 900 distinct values, which keeps a
+ * table's working set small; random patterns touch all of it (the worst case). */
+static const op_spec table_ops[] = {
+    {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
+    {"silu", BICL_F16, BICL_F16, OP_UNARY, BICL_UNARY_SILU},
+    {"gelu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_GELU},
+    {"gelu_tanh", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_GELU_TANH},
+    {"swiglu", BICL_BF16, BICL_BF16, OP_GLU, BICL_GLU_SWIGLU},
+};
+
+static void add_row(const char *op, const char *dtype, size_t bytes, double gbs, double copy_gbs,
+                    const char *peer, double peer_gbs);
+
+static void fill_random16(bench *b, size_t bytes)
+{
+    uint16_t *h = malloc(bytes);
+    if (!h)
+        return;
+    uint32_t state = 12345u;
+    for (size_t i = 0; i < bytes / 2; ++i) {
+        uint16_t v;
+        do {
+            state = state * 1664525u + 1013904223u;
+            v = (uint16_t)(state >> 16);
+        } while ((v & 0x7c00u) == 0x7c00u); /* finite as f16 (and so as bf16) */
+        h[i] = v;
+    }
+    for (int s = 0; s < b->n_sets; ++s)
+        for (int i = 0; i < 2; ++i)
+            clEnqueueWriteBuffer(b->q, b->sets[s][i], CL_TRUE, 0, bytes, h, 0, NULL, NULL);
+    free(h);
+}
+
+static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
+{
+    size_t n = bytes / 4;
+    for (size_t o = 0; o < sizeof table_ops / sizeof table_ops[0]; ++o) {
+        const op_spec *op = &table_ops[o];
+        char dt[48];
+        b->op_ctx = b->ctx_computed;
+        double t = time_op(b, run_op, n, (void *)op);
+        b->op_ctx = b->ctx;
+        snprintf(dt, sizeof dt, "%s->%s computed", bicl_dtype_name(op->in),
+                 bicl_dtype_name(op->out));
+        add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
+    }
+    if (!random_too)
+        return;
+    fill_random16(b, bytes); /* the buffers are refilled for the next size */
+    for (size_t o = 0; o < sizeof table_ops / sizeof table_ops[0]; ++o) {
+        const op_spec *op = &table_ops[o];
+        char dt[48];
+        double t = time_op(b, run_op, n, (void *)op);
+        snprintf(dt, sizeof dt, "%s->%s random inputs", bicl_dtype_name(op->in),
+                 bicl_dtype_name(op->out));
+        add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
+    }
+}
 
 /* ------------------------------------------------------------ CLBlast peers */
 
@@ -340,7 +410,7 @@ static cl_mem positions(bench *b, size_t tokens, int rows)
 /* ------------------------------------------------------------ reporting */
 
 typedef struct row {
-    char op[32], dtype[24], peer[40];
+    char op[32], dtype[48], peer[40];
     size_t bytes;
     double gbs, copy_gbs, peer_gbs;
 } row;
@@ -397,7 +467,7 @@ static void print_rows(void)
 }
 
 static void write_json(FILE *f, const char *device, const char *fp, double lat_op, double lat_empty,
-                       double lat_rope, double host_us)
+                       double lat_rope, double host_us, double bare_us)
 {
     fprintf(f, "{\n  \"device\": \"%s\",\n  \"fingerprint_hash\": \"%s\",\n  \"results\": [\n",
             device, fp);
@@ -412,8 +482,9 @@ static void write_json(FILE *f, const char *device, const char *fp, double lat_o
     }
     fprintf(f,
             "  ],\n  \"latency_us\": {\"silu_1x4096\": %.3f, \"rope_1_token\": %.3f, \"empty\": "
-            "%.3f},\n  \"host_overhead_us_per_call\": %.3f\n}\n",
-            lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, host_us);
+            "%.3f},\n  \"host_overhead_us_per_call\": %.3f,\n  \"bare_enqueue_us_per_call\": "
+            "%.3f\n}\n",
+            lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, host_us, bare_us);
 }
 
 /* GB/s vs buffer size for each op against the copy line. */
@@ -521,17 +592,54 @@ static double host_overhead_us(bench *b)
     return median(t, 9);
 }
 
+/* The same measurement for bare OpenCL: set the copy kernel's three arguments and
+ * enqueue it over 4096 elements. What bicl adds per call is the difference. */
+static double bare_enqueue_us(bench *b)
+{
+    double t[9];
+    cl_ulong n = 1024; /* float4 elements */
+    size_t g = 1024;
+    for (int r = 0; r < 9; ++r) {
+        double t0 = now_s();
+        for (int i = 0; i < 200; ++i) {
+            cl_int err = clSetKernelArg(b->copy4, 0, sizeof(cl_mem), &b->sets[0][0]);
+            err |= clSetKernelArg(b->copy4, 1, sizeof(cl_mem), &b->sets[0][2]);
+            err |= clSetKernelArg(b->copy4, 2, sizeof n, &n);
+            err |= clEnqueueNDRangeKernel(b->q, b->copy4, 1, NULL, &g, NULL, 0, NULL, NULL);
+            if (err != CL_SUCCESS)
+                die("bare enqueue", BICL_ERR_OPENCL);
+        }
+        t[r] = (now_s() - t0) / 200 * 1e6;
+        clFinish(b->q);
+    }
+    return median(t, 9);
+}
+
 /* ------------------------------------------------------------- start-up */
 
 /* Child: time from process start to the first finished op (a bf16 silu: the unary
  * program is the largest), with whatever caches the environment gives. */
-static int first_op_main(const char *spec)
+static int first_op_main(const char *spec, int engine_ctx)
 {
     double t0 = now_s();
     bicl_context *ctx = NULL;
     bicl_status st = bicl_context_create_default(spec, NULL, &ctx);
     if (st != BICL_SUCCESS)
         die("context", st);
+    if (engine_ctx) {
+        /* An engine already holds its cl_context (driver initialised): keep ours
+         * alive, drop the bicl context (its in-memory programs go with it) and time a
+         * new bicl context over the same cl_context, as an engine would create it. */
+        cl_context held = bicl_context_cl_context(ctx);
+        cl_device_id dev = bicl_context_device(ctx);
+        clRetainContext(held);
+        bicl_context_free(ctx);
+        t0 = now_s();
+        st = bicl_context_create(held, dev, NULL, &ctx);
+        clReleaseContext(held); /* the bicl context retains it */
+        if (st != BICL_SUCCESS)
+            die("context over the engine's cl_context", st);
+    }
     cl_int err;
     cl_context cl = bicl_context_cl_context(ctx);
     cl_command_queue q = clCreateCommandQueue(cl, bicl_context_device(ctx), 0, &err);
@@ -550,13 +658,14 @@ static int first_op_main(const char *spec)
     return 0;
 }
 
-static int run_child(const char *self, const char *spec, const char *cache, int cold, double *ctx_s,
-                     double *total_s, unsigned long *hits)
+static int run_child(const char *self, const char *spec, const char *cache, int cold,
+                     int engine_ctx, double *ctx_s, double *total_s, unsigned long *hits)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "%s BICL_CACHE_DIR='%s' POCL_CACHE_DIR='%s/pocl' '%s' --first-op --device '%s'",
-             cold ? "CUDA_CACHE_DISABLE=1" : "", cache, cache, self, spec ? spec : "");
+             "%s BICL_CACHE_DIR='%s' POCL_CACHE_DIR='%s/pocl' '%s' %s --device '%s'",
+             cold ? "CUDA_CACHE_DISABLE=1" : "", cache, cache, self,
+             engine_ctx ? "--first-op-engine" : "--first-op", spec ? spec : "");
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
@@ -572,16 +681,19 @@ static int startup_main(const char *self, const char *spec)
     if (!mkdtemp(dir))
         return 1;
     printf("start-up to the first finished op (bf16 silu, 4096 elements), each a new process:\n");
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
         double c = 0, t = 0;
         unsigned long hits = 0;
-        bool cold = i == 0;
-        if (run_child(self, spec, dir, cold, &c, &t, &hits) != 0) {
+        bool cold = i == 0, engine = i == 3;
+        if (run_child(self, spec, dir, cold, engine, &c, &t, &hits) != 0) {
             printf("child failed\n");
             return 1;
         }
         printf("  %-5s: context %.1f ms, first op done %.1f ms (disk cache hits %lu)\n",
-               cold ? "cold" : "warm", c * 1e3, t * 1e3, hits);
+               cold     ? "cold"
+               : engine ? "warm, engine's cl_context"
+                        : "warm",
+               c * 1e3, t * 1e3, hits);
     }
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -598,9 +710,16 @@ static void variant_sweep(bench *b, size_t bytes)
 {
     static const op_spec sweep_ops[] = {
         {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
+        {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
         {"add", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_ADD},
+        {"add", BICL_BF16, BICL_BF16, OP_BINARY, BICL_BINARY_ADD},
+        {"scale", BICL_F32, BICL_F32, OP_SCALE, 0},
+        {"scale", BICL_BF16, BICL_BF16, OP_SCALE, 0},
         {"cast", BICL_F32, BICL_BF16, OP_CAST, 0},
+        {"cast", BICL_BF16, BICL_F32, OP_CAST, 0},
+        {"residual_add", BICL_BF16, BICL_BF16, OP_RESIDUAL, 0},
         {"bias_add", BICL_BF16, BICL_BF16, OP_BIAS, 0},
+        {"mask_fill", BICL_F32, BICL_F32, OP_MASK, 0},
     };
     static const unsigned vws[] = {1, 4, 8}, ipts[] = {1, 2, 4, 8};
     static const size_t wgs[] = {0, 128, 256, 512};
@@ -638,7 +757,8 @@ static void variant_sweep(bench *b, size_t bytes)
 static void usage(void)
 {
     printf("usage: bicl-bench [--device SPEC] [--json FILE] [--svg FILE] [--max-mib N]\n"
-           "                  [--reps N] [--quick] [--variants] | --startup [--device SPEC]\n"
+           "                  [--reps N] [--quick] [--variants | --sweep-only]\n"
+           "       bicl-bench --startup [--device SPEC]\n"
            "  Bandwidth of each op against a float4 copy kernel and CLBlast, decode latency\n"
            "  against an empty kernel, host overhead per call; --startup: cold vs warm start.\n");
 }
@@ -647,7 +767,7 @@ int main(int argc, char **argv)
 {
     const char *spec = NULL, *json = NULL, *svg = NULL;
     size_t max_mib = 0;
-    int reps = 15, quick = 0, startup = 0, first = 0, variants = 0;
+    int reps = 15, quick = 0, startup = 0, first = 0, variants = 0, sweep_only = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
             spec = argv[++i];
@@ -665,15 +785,19 @@ int main(int argc, char **argv)
             startup = 1;
         else if (!strcmp(argv[i], "--first-op"))
             first = 1;
+        else if (!strcmp(argv[i], "--first-op-engine"))
+            first = 2;
         else if (!strcmp(argv[i], "--variants"))
             variants = 1;
+        else if (!strcmp(argv[i], "--sweep-only"))
+            variants = sweep_only = 1;
         else {
             usage();
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
     if (first)
-        return first_op_main(spec);
+        return first_op_main(spec, first == 2);
     if (startup)
         return startup_main(argv[0], spec);
     bench b;
@@ -699,7 +823,7 @@ int main(int argc, char **argv)
     clGetDeviceInfo(b.dev, CL_DEVICE_NAME, sizeof dev_name, dev_name, NULL);
     printf("device: %s\nprofile: %s\nfingerprint hash: %016llx\n", dev_name,
            bicl_context_profile(b.ctx), (unsigned long long)bicl_fingerprint_hash(b.ctx));
-    for (int s = 0; s < n_sizes; ++s) {
+    for (int s = 0; s < n_sizes && !sweep_only; ++s) {
         size_t bytes = sizes[s];
         if (bench_alloc(&b, bytes, MAX_SETS) != 0 && bench_alloc(&b, bytes, 2) != 0) {
             printf("cannot allocate %zu MiB sets; stopping\n", bytes >> 20);
@@ -736,11 +860,15 @@ int main(int argc, char **argv)
             clReleaseMemObject(r.pos);
             bicl_rope_plan_free(r.plan);
         }
+        table_rows(&b, bytes, copy_gbs, s == n_sizes - 1);
         fprintf(stderr, "  %zu MiB done\n", bytes >> 20);
     }
-    print_rows();
+    if (!sweep_only)
+        print_rows();
     if (variants)
         variant_sweep(&b, sizes[n_sizes - 1]);
+    if (sweep_only)
+        return 0;
     /* decode-sized latency on small buffers */
     bench_alloc(&b, (size_t)1 << 20, 1);
     static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
@@ -751,19 +879,20 @@ int main(int argc, char **argv)
     double dev_op = time_op(&b, run_op, 4096, (void *)&silu);
     double dev_empty = time_op(&b, run_empty, 0, NULL);
     double host_us = host_overhead_us(&b);
+    double bare_us = bare_enqueue_us(&b);
     printf("\ndecode latency, enqueue to completion (median of %d):\n"
            "  silu bf16 1x4096: %.1f us   rope 1 token (32q + 8k heads x 128): %.1f us   "
            "empty kernel: %.1f us\n  ratios to empty: silu %.2f, rope %.2f\n"
            "  device time: silu %.2f us, empty %.2f us\nhost overhead per call (enqueue, no "
-           "wait): %.2f us\n",
+           "wait): %.2f us; bare OpenCL (3 clSetKernelArg + clEnqueueNDRangeKernel): %.2f us\n",
            b.reps, lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, lat_op / lat_empty,
-           lat_rope / lat_empty, dev_op * 1e6, dev_empty * 1e6, host_us);
+           lat_rope / lat_empty, dev_op * 1e6, dev_empty * 1e6, host_us, bare_us);
     if (json) {
         FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
         char fp[32];
         snprintf(fp, sizeof fp, "%016llx", (unsigned long long)bicl_fingerprint_hash(b.ctx));
         if (f) {
-            write_json(f, dev_name, fp, lat_op, lat_empty, lat_rope, host_us);
+            write_json(f, dev_name, fp, lat_op, lat_empty, lat_rope, host_us, bare_us);
             if (f != stdout)
                 fclose(f);
         }
