@@ -1,7 +1,6 @@
 /* tensor.c - host-side validation of views, queues and wait lists (design rule 5),
  * aliasing checks, and the iteration space of an elementwise op. */
 #include "internal.h"
-#include "memfacts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,20 +98,26 @@ static bool self_overlaps(const bicl_tensor *t)
 static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, const char *name,
                              bool output, size_t bytes)
 {
-    bicl_mem_facts f;
-    cl_int err = bicl_mem_facts_get(t->mem, &f);
+    cl_context mc = NULL;
+    cl_int err = clGetMemObjectInfo(t->mem, CL_MEM_CONTEXT, sizeof mc, &mc, NULL);
     if (err != CL_SUCCESS)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: cl_mem rejected by OpenCL (%s)", name,
                          bicl_cl_error_name(err));
-    if (f.context != ctx->cl_ctx)
+    if (mc != ctx->cl_ctx)
         return bicl_fail(BICL_ERR_CONTEXT_MISMATCH, "%s: buffer of another cl_context", name);
-    if (f.type != CL_MEM_OBJECT_BUFFER)
+    cl_mem_object_type type = 0;
+    clGetMemObjectInfo(t->mem, CL_MEM_TYPE, sizeof type, &type, NULL);
+    if (type != CL_MEM_OBJECT_BUFFER)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: not a buffer (an image?)", name);
-    if (bytes > f.size)
+    size_t size = 0;
+    clGetMemObjectInfo(t->mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (bytes > size)
         return bicl_fail(BICL_ERR_OUT_OF_BOUNDS,
                          "%s: view needs %zu bytes, the buffer has %zu (CL_MEM_SIZE)", name, bytes,
-                         f.size);
-    if (output && (f.flags & CL_MEM_READ_ONLY))
+                         size);
+    cl_mem_flags flags = 0;
+    clGetMemObjectInfo(t->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
+    if (output && (flags & CL_MEM_READ_ONLY))
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: output buffer is CL_MEM_READ_ONLY", name);
     return BICL_SUCCESS;
 }
@@ -363,13 +368,15 @@ bicl_view_relation bicl_views_relate(const bicl_tensor *a, size_t a_origin, cons
 /* The buffer a view's cl_mem is carved from, and where it starts in it. */
 static cl_mem base_buffer(const bicl_tensor *t, size_t *origin)
 {
-    bicl_mem_facts f;
-    if (bicl_mem_facts_get(t->mem, &f) != CL_SUCCESS) {
-        *origin = 0;
-        return t->mem;
+    cl_mem parent = NULL;
+    *origin = 0;
+    if (clGetMemObjectInfo(t->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
+            CL_SUCCESS &&
+        parent) {
+        clGetMemObjectInfo(t->mem, CL_MEM_OFFSET, sizeof *origin, origin, NULL);
+        return parent;
     }
-    *origin = f.origin;
-    return f.base;
+    return t->mem;
 }
 
 bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_tensor *other,

@@ -3,7 +3,6 @@
  * status with a detail, writes no byte of any buffer (payloads and canary bands are
  * compared whole), and the context still computes the next valid call bit-exactly. */
 #include "common.h"
-#include "memfacts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -636,13 +635,11 @@ static void fused_qkv_in_place_is_accepted(void **state)
     fixture_free(f);
 }
 
-/* bicl remembers each buffer's size, flags and context (src/memfacts.c) and must forget
- * them when the buffer is destroyed, so that a new, smaller or read-only buffer that a
- * runtime places at the same handle address is validated as what it is. The table is
- * asked directly whether the released handles are gone (PoCL 3.1 did not reuse an
- * address in our runs, so reuse alone would not test the forgetting); the new buffers
- * are checked every round, reuse or not. */
-static void released_buffers_are_forgotten(void **state)
+/* A buffer created where a released one was (runtimes reuse handle addresses: NVIDIA's
+ * OpenCL did in our runs) is validated as what it is: smaller, or read-only. This
+ * caught a cache of buffer facts keyed by handle that relied on destructor callbacks,
+ * which NVIDIA runs after the address can already be reused (docs/reliability.md). */
+static void reused_handle_addresses_are_validated_afresh(void **state)
 {
     test_env *env = *state;
     cl_context cl = bicl_context_cl_context(env->ctx);
@@ -659,12 +656,9 @@ static void released_buffers_are_forgotten(void **state)
             bicl_unary(env->ctx, env->queue, BICL_UNARY_RELU, NULL, &tx, &ty, 0, NULL, NULL),
             BICL_SUCCESS);
         clFinish(env->queue);
-        assert_true(bicl_mem_facts_known(big) && bicl_mem_facts_known(out));
         cl_mem old_big = big, old_out = out;
         clReleaseMemObject(big);
         clReleaseMemObject(out);
-        /* the destructor callbacks have run: nothing is left under these addresses */
-        assert_false(bicl_mem_facts_known(old_big) || bicl_mem_facts_known(old_out));
         /* Same sizes' neighbours: a small input and a read-only output. */
         cl_mem small = clCreateBuffer(cl, CL_MEM_READ_WRITE, 64, NULL, &err);
         cl_mem ro = clCreateBuffer(cl, CL_MEM_READ_ONLY, n * 4, NULL, &err);
@@ -688,50 +682,12 @@ static void released_buffers_are_forgotten(void **state)
     print_message("handle addresses reused in %d of 64 creations\n", reused);
 }
 
-/* More live buffers than the table of remembered facts holds (1024 slots): every one is
- * still validated, a too-small one still refused. */
-static void many_live_buffers_are_each_validated(void **state)
-{
-    test_env *env = *state;
-    cl_context cl = bicl_context_cl_context(env->ctx);
-    enum { N = 1300 };
-    cl_mem *bufs = calloc(N, sizeof *bufs);
-    assert_non_null(bufs);
-    size_t sh[1] = {16}, big[1] = {32};
-    for (int i = 0; i < N; ++i) {
-        cl_int err = CL_SUCCESS;
-        bufs[i] = clCreateBuffer(cl, CL_MEM_READ_WRITE, 64, NULL, &err);
-        assert_int_equal(err, CL_SUCCESS);
-    }
-    for (int pass = 0; pass < 2; ++pass)
-        for (int i = 0; i + 1 < N; i += 2) {
-            bicl_tensor tx = bicl_tensor_contiguous(bufs[i], BICL_F32, 0, 1, sh);
-            bicl_tensor ty = bicl_tensor_contiguous(bufs[i + 1], BICL_F32, 0, 1, sh);
-            bicl_tensor tz = bicl_tensor_contiguous(bufs[i + 1], BICL_F32, 0, 1, big);
-            assert_int_equal(
-                bicl_unary(env->ctx, env->queue, BICL_UNARY_RELU, NULL, &tx, &ty, 0, NULL, NULL),
-                BICL_SUCCESS);
-            assert_int_equal(
-                bicl_unary(env->ctx, env->queue, BICL_UNARY_RELU, NULL, &tx, &tz, 0, NULL, NULL),
-                BICL_ERR_OUT_OF_BOUNDS);
-        }
-    clFinish(env->queue);
-    int known = 0;
-    for (int i = 0; i < N; ++i)
-        known += bicl_mem_facts_known(bufs[i]);
-    assert_true(known > 0 && known < N); /* the full-table path did run */
-    for (int i = 0; i < N; ++i)
-        clReleaseMemObject(bufs[i]);
-    free(bufs);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_row_has_its_status_and_writes_nothing),
         cmocka_unit_test(fused_qkv_in_place_is_accepted),
-        cmocka_unit_test(released_buffers_are_forgotten),
-        cmocka_unit_test(many_live_buffers_are_each_validated),
+        cmocka_unit_test(reused_handle_addresses_are_validated_afresh),
     };
     return cmocka_run_group_tests_name("badinput", tests, test_env_setup, test_env_teardown);
 }
