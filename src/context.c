@@ -210,12 +210,11 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
                                                ctx->info.device_name);
     else
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
-    ctx->variant = ctx->profile->variant;
-    ctx->variant16 = ctx->profile->variant16;
-    if (ctx->variant.work_group_size > ctx->info.max_work_group)
-        ctx->variant.work_group_size = 0;
-    if (ctx->variant16.work_group_size > ctx->info.max_work_group)
-        ctx->variant16.work_group_size = 0;
+    for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
+        ctx->variants[c] = ctx->profile->variants[c];
+        if (ctx->variants[c].work_group_size > ctx->info.max_work_group)
+            ctx->variants[c].work_group_size = 0;
+    }
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         free(ctx);
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "pthread_mutex_init");
@@ -311,20 +310,17 @@ bicl_status bicl_context_set_variant(bicl_context *ctx, const bicl_variant *vari
     bicl_clear_error();
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_context_set_variant: ctx is NULL");
-    bicl_variant v = variant ? *variant : ctx->profile->variant;
-    bicl_variant v16 = variant ? *variant : ctx->profile->variant16;
-    if (!variant) {
-        if (v.work_group_size > ctx->info.max_work_group)
-            v.work_group_size = 0;
-        if (v16.work_group_size > ctx->info.max_work_group)
-            v16.work_group_size = 0;
+    bicl_variant v[BICL_VCLASS_COUNT];
+    for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
+        v[c] = variant ? *variant : ctx->profile->variants[c];
+        if (!variant && v[c].work_group_size > ctx->info.max_work_group)
+            v[c].work_group_size = 0;
     }
-    bicl_status st = bicl_variant_check(&v, ctx->info.max_work_group);
+    bicl_status st = bicl_variant_check(&v[0], ctx->info.max_work_group);
     if (st != BICL_SUCCESS)
         return st;
     pthread_mutex_lock(&ctx->lock);
-    ctx->variant = v;
-    ctx->variant16 = v16;
+    memcpy(ctx->variants, v, sizeof v);
     pthread_mutex_unlock(&ctx->lock);
     return BICL_SUCCESS;
 }
@@ -338,20 +334,40 @@ bicl_status bicl_context_get_variant(const bicl_context *ctx, bicl_variant *out)
     return BICL_SUCCESS;
 }
 
-bicl_variant bicl_context_variant_for(bicl_context *ctx, size_t elem_size)
+bicl_variant bicl_context_variant_for(bicl_context *ctx, bicl_vclass c)
 {
     pthread_mutex_lock(&ctx->lock);
-    bicl_variant v = elem_size <= 2 ? ctx->variant16 : ctx->variant;
+    bicl_variant v = ctx->variants[c];
     pthread_mutex_unlock(&ctx->lock);
     return v;
 }
 
+static bool is_float(bicl_dtype d)
+{
+    return d == BICL_F32 || d == BICL_F16 || d == BICL_BF16;
+}
+
+bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
+{
+    size_t narrowest_in = 4, widest = 0;
+    for (int i = 0; i < n_in + n_out; ++i) {
+        bicl_dtype d = i < n_in ? in[i] : out[i - n_in];
+        if (!is_float(d))
+            continue;
+        size_t s = bicl_dtype_size(d);
+        if (i < n_in && s < narrowest_in)
+            narrowest_in = s;
+        if (s > widest)
+            widest = s;
+    }
+    if (narrowest_in >= 4)
+        return BICL_VCLASS_32;
+    return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
+}
+
 bicl_variant bicl_context_variant_snapshot(bicl_context *ctx)
 {
-    pthread_mutex_lock(&ctx->lock);
-    bicl_variant v = ctx->variant;
-    pthread_mutex_unlock(&ctx->lock);
-    return v;
+    return bicl_context_variant_for(ctx, BICL_VCLASS_32);
 }
 
 const char *bicl_context_profile(const bicl_context *ctx)

@@ -62,15 +62,21 @@ const bicl_source *bicl_source_find(const char *name);
 
 /* ------------------------------------------------------------- profiles */
 
-/* A vendor's default variants: `variant16` for launches with a 16-bit (f16/bf16)
- * floating-point input, `variant` otherwise: the best vector width depends on the
- * element size (PoCL: 4-wide for 32-bit inputs, scalar for 16-bit ones; NVIDIA: 16-byte
- * loads, so 4 or 8 elements). The elementwise launcher decides by the inputs (the
- * output's size does not matter as much), RoPE by q/k's element size. */
+/* Launch classes by element size, each with its own default variant (the best vector
+ * width depends on the element sizes: NVIDIA wants 16-byte accesses of the widest
+ * operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
+ *   BICL_VCLASS_32     every floating-point input is 32-bit (the output may be 16-bit)
+ *   BICL_VCLASS_MIXED  a 16-bit input and some 32-bit operand (widening casts,
+ *                      residual add of a bf16 delta into an f32 stream)
+ *   BICL_VCLASS_16     every floating-point operand is 16-bit
+ * Masks (u8, i32) do not count. */
+typedef enum bicl_vclass { BICL_VCLASS_32, BICL_VCLASS_MIXED, BICL_VCLASS_16 } bicl_vclass;
+#define BICL_VCLASS_COUNT 3
+
+/* A vendor's default variant per launch class. */
 typedef struct bicl_profile {
     const char *name;
-    bicl_variant variant;
-    bicl_variant variant16;
+    bicl_variant variants[BICL_VCLASS_COUNT];
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);
@@ -152,10 +158,9 @@ struct bicl_context {
     uint64_t fingerprint_hash;
     char cache_dir[BICL_PATH_MAX]; /* "" when the disk cache is off */
 
-    pthread_mutex_t lock;         /* guards everything below */
-    bicl_variant variant;         /* the profile's (or the forced) variant, 32-bit operands */
-    bicl_variant variant16;       /* the same with a 16-bit operand */
-    bicl_program_entry *programs; /* built programs: (family, instance) -> cl_program */
+    pthread_mutex_t lock;                     /* guards everything below */
+    bicl_variant variants[BICL_VCLASS_COUNT]; /* the profile's, or the forced one in all */
+    bicl_program_entry *programs;             /* built programs: (family, instance) -> cl_program */
     bicl_kernel_pool *pools;
     bicl_cache_stats stats;
     size_t kernels_live;          /* kernel objects in existence: pooled or checked out */
@@ -336,8 +341,10 @@ bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
 bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
                          size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
 bicl_variant bicl_context_variant_snapshot(bicl_context *ctx);
-/* The variant for a launch whose narrowest operand has elem_size bytes. */
-bicl_variant bicl_context_variant_for(bicl_context *ctx, size_t elem_size);
+/* The variant for a launch of class c (bicl_vclass_of). */
+bicl_variant bicl_context_variant_for(bicl_context *ctx, bicl_vclass c);
+/* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
+bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
 const char *bicl_dtype_tag(bicl_dtype d);
 
 /* ------------------------------------------------------- host reference */

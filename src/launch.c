@@ -31,6 +31,11 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, cl_kernel k
 {
     wg = fit_work_group(k, ctx->device, wg);
     size_t global[2] = {units ? units : 1, rows};
+    /* A group wider than the row's units only adds idle work-items to every row (the
+     * rows kernel of bias add: 128 units per 4096-wide bf16 row at 8 x 4 per item):
+     * halve it while half still covers them. Speed only. */
+    while (wg > 1 && wg / 2 >= global[0])
+        wg /= 2;
     if (wg)
         global[0] = round_up(global[0], wg);
     size_t local[2] = {wg, 1};
@@ -142,21 +147,15 @@ static size_t vector_units(size_t n, unsigned vw, unsigned ipt)
     return units < tail ? tail : units;
 }
 
-/* The profile's variant follows the narrowest floating-point input (every operand but
- * the last, which is an output; u8/i32 masks left out): PoCL's loops vectorise well
- * over 32-bit loads and badly over 16-bit ones, whatever the output is, so a narrowing
- * cast f32 -> bf16 runs best with the 32-bit variant and a widening one with the 16-bit
- * variant (bicl-bench --sweep-only, docs/performance.md). Speed only, never bits. */
-static size_t narrowest_float_input(const bicl_tensor *const *ops, int n_ops)
+/* The launch class (bicl_vclass_of) of an elementwise op: the last operand is the
+ * output y. (The residual add's residual_out, third of four, counts as an input here:
+ * it is f32, as wide as anything, so it cannot change the class.) */
+static bicl_vclass launch_class(const bicl_tensor *const *ops, int n_ops)
 {
-    size_t narrowest = 4;
-    for (int o = 0; o + 1 < n_ops; ++o) {
-        bicl_dtype d = ops[o]->dtype;
-        bool is_float = d == BICL_F32 || d == BICL_F16 || d == BICL_BF16;
-        if (is_float && bicl_dtype_size(d) < narrowest)
-            narrowest = bicl_dtype_size(d);
-    }
-    return narrowest;
+    bicl_dtype d[BICL_MAX_OPERANDS];
+    for (int o = 0; o < n_ops && o < BICL_MAX_OPERANDS; ++o)
+        d[o] = ops[o]->dtype;
+    return bicl_vclass_of(d, n_ops - 1, d + n_ops - 1, 1);
 }
 
 bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
@@ -168,7 +167,7 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
     bicl_iter it;
     bicl_iter_build(&it, ops, n_ops);
     shape_kind kind = classify(&it);
-    bicl_variant v = bicl_context_variant_for(ctx, narrowest_float_input(ops, n_ops));
+    bicl_variant v = bicl_context_variant_for(ctx, launch_class(ops, n_ops));
     unsigned vw = kind != SHAPE_STRIDED && aligned(&it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;

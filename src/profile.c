@@ -4,13 +4,13 @@
 
 #include <string.h>
 
-#define BICL_PROFILE(name, vw, ipt, wg, vw16, ipt16, wg16)                                         \
-    {name, {vw, ipt, wg}, {vw16, ipt16, wg16}},
+#define BICL_PROFILE(name, vw, ipt, wg, vwm, iptm, wgm, vw16, ipt16, wg16)                         \
+    {name, {{vw, ipt, wg}, {vwm, iptm, wgm}, {vw16, ipt16, wg16}}},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
 #include "../platforms/amd/profile.h"
-    {"generic", {1, 1, 0}, {1, 1, 0}},
+    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
 };
 #undef BICL_PROFILE
 

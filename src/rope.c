@@ -483,10 +483,8 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
                                     bicl_rope_source source, const rope_views *v,
                                     const bicl_tensor *const views[4])
 {
-    size_t narrowest = bicl_dtype_size(views[0]->dtype);
-    if (bicl_dtype_size(views[1]->dtype) < narrowest)
-        narrowest = bicl_dtype_size(views[1]->dtype);
-    bicl_variant var = bicl_context_variant_for(ctx, narrowest);
+    bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
+    bicl_variant var = bicl_context_variant_for(ctx, bicl_vclass_of(&in, 1, &out, 1));
     rope_shape sh;
     sh.wg = var.work_group_size;
     sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);

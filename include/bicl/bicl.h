@@ -293,7 +293,9 @@ typedef struct bicl_variant {
  * choice). Views whose offsets are not multiples of the vector width, and strided
  * views, run with vector width 1. BICL_ERR_INVALID_PARAMETER for values out of range. */
 BICL_API bicl_status bicl_context_set_variant(bicl_context *ctx, const bicl_variant *variant);
-/* The variant ops of this context use now. */
+/* The variant ops of this context use now for launches whose floating-point inputs
+ * are all 32-bit. A profile may choose another variant for launches with a 16-bit input
+ * (docs/performance.md: platform profiles); a forced variant applies to all. */
 BICL_API bicl_status bicl_context_get_variant(const bicl_context *ctx, bicl_variant *out);
 /* Name of the profile in use ("pocl", "nvidia", "amd", "generic"). */
 BICL_API const char *bicl_context_profile(const bicl_context *ctx);
