@@ -706,6 +706,31 @@ static int startup_main(const char *self, const char *spec)
 
 /* GB/s of a few ops under every variant at one size: the evidence for the platform
  * profiles (platforms/<vendor>/profile.h). Bits do not change (tests prove it). */
+/* One op under every variant: GB/s of each, and the best. */
+static void sweep_one(bench *b, const char *label, op_fn fn, size_t n, void *arg, double moved)
+{
+    static const unsigned vws[] = {1, 4, 8}, ipts[] = {1, 2, 4, 8};
+    static const size_t wgs[] = {0, 128, 256, 512};
+    double best = 0;
+    bicl_variant best_v = {1, 1, 0};
+    printf("%s:", label);
+    for (size_t v = 0; v < 3; ++v)
+        for (size_t p = 0; p < 4; ++p)
+            for (size_t w = 0; w < 4; ++w) {
+                bicl_variant var = {vws[v], ipts[p], wgs[w]};
+                if (bicl_context_set_variant(b->ctx, &var) != BICL_SUCCESS)
+                    continue;
+                double gbs = moved / time_op(b, fn, n, arg) * 1e-9;
+                printf(" %u/%u/%zu=%.0f", vws[v], ipts[p], wgs[w], gbs);
+                if (gbs > best) {
+                    best = gbs;
+                    best_v = var;
+                }
+            }
+    printf("\n  best: %u/%u/%zu at %.1f GB/s\n", best_v.vector_width, best_v.items_per_thread,
+           best_v.work_group_size, best);
+}
+
 static void variant_sweep(bench *b, size_t bytes)
 {
     static const op_spec sweep_ops[] = {
@@ -721,33 +746,25 @@ static void variant_sweep(bench *b, size_t bytes)
         {"bias_add", BICL_BF16, BICL_BF16, OP_BIAS, 0},
         {"mask_fill", BICL_F32, BICL_F32, OP_MASK, 0},
     };
-    static const unsigned vws[] = {1, 4, 8}, ipts[] = {1, 2, 4, 8};
-    static const size_t wgs[] = {0, 128, 256, 512};
     if (bench_alloc(b, bytes, 2) != 0)
         return;
     printf("\nvariant sweep at %zu MiB (GB/s; vector width / items per work-item / work-group):\n",
            bytes >> 20);
+    size_t n = bytes / 4;
     for (size_t o = 0; o < sizeof sweep_ops / sizeof sweep_ops[0]; ++o) {
         const op_spec *op = &sweep_ops[o];
-        double best = 0;
-        bicl_variant best_v = {1, 1, 0};
-        printf("%s %s->%s:", op->name, bicl_dtype_name(op->in), bicl_dtype_name(op->out));
-        for (size_t v = 0; v < 3; ++v)
-            for (size_t p = 0; p < 4; ++p)
-                for (size_t w = 0; w < 4; ++w) {
-                    bicl_variant var = {vws[v], ipts[p], wgs[w]};
-                    if (bicl_context_set_variant(b->ctx, &var) != BICL_SUCCESS)
-                        continue;
-                    size_t n = bytes / 4;
-                    double gbs = op_bytes(op, n) / time_op(b, run_op, n, (void *)op) * 1e-9;
-                    printf(" %u/%u/%zu=%.0f", vws[v], ipts[p], wgs[w], gbs);
-                    if (gbs > best) {
-                        best = gbs;
-                        best_v = var;
-                    }
-                }
-        printf("\n  best: %u/%u/%zu at %.1f GB/s\n", best_v.vector_width, best_v.items_per_thread,
-               best_v.work_group_size, best);
+        char label[64];
+        snprintf(label, sizeof label, "%s %s->%s", op->name, bicl_dtype_name(op->in),
+                 bicl_dtype_name(op->out));
+        sweep_one(b, label, run_op, n, (void *)op, op_bytes(op, n));
+    }
+    { /* RoPE as in the bandwidth table: llama3 table, 32 q + 8 k heads x 128, in place */
+        size_t tokens = bytes / (32 * 128 * 2);
+        rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192)};
+        double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
+        sweep_one(b, "rope bf16 table", run_rope, 0, &r, moved);
+        clReleaseMemObject(r.pos);
+        bicl_rope_plan_free(r.plan);
     }
     bicl_context_set_variant(b->ctx, NULL);
 }
