@@ -234,21 +234,44 @@ static void variants_are_validated(void **state)
     assert_int_equal(bicl_context_set_variant(NULL, NULL), BICL_ERR_NULL_POINTER);
 }
 
-/* Every platform profile (its default variant) gives the same bits: run a silu and a
- * bf16 cast under each, on a size with vector bodies and tails. */
+/* One op of each launch class (src/internal.h: all inputs 32-bit, a 16-bit input with a
+ * 32-bit operand, all 16-bit), so that every variant of a profile runs. */
+static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
+                                const bicl_tensor *f32, const bicl_tensor *bf16,
+                                const bicl_tensor *out_f32, const bicl_tensor *out_bf16)
+{
+    switch (which) {
+    case 0: /* f32 -> bf16: class 32 */
+        return bicl_unary(c, q, BICL_UNARY_SILU, NULL, f32, out_bf16, 0, NULL, NULL);
+    case 1: /* bf16 -> f32: mixed */
+        return bicl_cast(c, q, bf16, out_f32, 0, NULL, NULL);
+    default: /* bf16 -> bf16: class 16 (a table on 16-bit input) */
+        return bicl_unary(c, q, BICL_UNARY_SILU, NULL, bf16, out_bf16, 0, NULL, NULL);
+    }
+}
+
+/* Every platform profile (its default variant per launch class) gives the same bits: one
+ * op of each class under each profile, on a size with vector bodies and tails. */
 static void every_profile_gives_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const char *const profiles[] = {"generic", "pocl", "nvidia", "amd"};
+    enum { OPS = 3 };
     const size_t n = 4099;
     uint32_t *x = malloc(n * 4);
-    uint16_t *first = malloc(n * 2), *now = malloc(n * 2);
-    assert_true(x && first && now);
+    uint16_t *h = malloc(n * 2);
+    unsigned char *first = malloc(OPS * n * 4), *now = malloc(n * 4);
+    assert_true(x && h && first && now);
     test_fill_f32_bits(x, n, 21);
-    test_buf bx = test_buf_new(env, 4, n, x), by = test_buf_new(env, 2, n, NULL);
+    for (size_t k = 0; k < n; ++k)
+        h[k] = (uint16_t)(x[k] >> 16);
+    test_buf bx = test_buf_new(env, 4, n, x), bh = test_buf_new(env, 2, n, h);
+    test_buf by = test_buf_new(env, 4, n, NULL), byh = test_buf_new(env, 2, n, NULL);
     size_t shape[1] = {n};
     bicl_tensor tx = test_view(&bx, BICL_F32, 0, 1, shape),
-                ty = test_view(&by, BICL_BF16, 0, 1, shape);
+                th = test_view(&bh, BICL_BF16, 0, 1, shape),
+                ty = test_view(&by, BICL_F32, 0, 1, shape),
+                tyh = test_view(&byh, BICL_BF16, 0, 1, shape);
     for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; ++i) {
         bicl_options *o = NULL;
         assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
@@ -259,17 +282,25 @@ static void every_profile_gives_the_same_bits(void **state)
                                              bicl_context_device(env->ctx), o, &c),
                          BICL_SUCCESS);
         assert_string_equal(bicl_context_profile(c), profiles[i]);
-        assert_int_equal(bicl_unary(c, env->queue, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL),
-                         BICL_SUCCESS);
-        test_buf_read(env, &by, i ? now : first);
-        if (i)
-            test_assert_bits_equal(now, first, n, 2, profiles[i]);
+        for (int op = 0; op < OPS; ++op) {
+            size_t elem = op == 1 ? 4 : 2;
+            assert_int_equal(run_class_op(c, env->queue, op, &tx, &th, &ty, &tyh), BICL_SUCCESS);
+            test_buf_read(env, op == 1 ? &by : &byh, i ? now : first + (size_t)op * n * 4);
+            if (i) {
+                char what[64];
+                snprintf(what, sizeof what, "%s, op %d", profiles[i], op);
+                test_assert_bits_equal(now, first + (size_t)op * n * 4, n, elem, what);
+            }
+        }
         bicl_context_free(c);
         bicl_options_free(o);
     }
     test_buf_free(&bx);
+    test_buf_free(&bh);
     test_buf_free(&by);
+    test_buf_free(&byh);
     free(x);
+    free(h);
     free(first);
     free(now);
 }
