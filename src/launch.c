@@ -31,9 +31,10 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, cl_kernel k
 {
     wg = fit_work_group(k, ctx->device, wg);
     size_t global[2] = {units ? units : 1, rows};
-    /* A group wider than the row's units only adds idle work-items to every row (the
-     * rows kernel of bias add: 128 units per 4096-wide bf16 row at 8 x 4 per item):
-     * halve it while half still covers them. Speed only. */
+    /* A group wider than the units of dimension 0 only adds idle work-items (to every
+     * row of a rows kernel: bias add has 128 units per 4096-wide bf16 row at 8 x 4 per
+     * item; to a small flat launch): halve it while half still covers them. Applies to
+     * every launch. Speed only: no kernel depends on the local size. */
     while (wg > 1 && wg / 2 >= global[0])
         wg /= 2;
     if (wg)

@@ -174,7 +174,8 @@ typedef enum bicl_option {
      * gelu_quick of bicl_unary; swiglu, geglu, geglu_tanh of bicl_glu) with an f16 or
      * bf16 input (gate) read their result from a table of all 65536 inputs instead of
      * computing it, which makes them memory-bound. "off": always compute. NULL or "":
-     * the environment variable BICL_ACT_TABLES ("auto" or "off") if set, else "auto".
+     * the environment variable BICL_ACT_TABLES ("off" turns them off; any other
+     * value, or none, means "auto").
      * Never changes bits: the tables are computed on the host from the same math source
      * (bicl_ref_unary, bicl_ref_glu). A table is built on the first op that needs it
      * (a few ms of host time, then 128 or 256 KiB of device memory for the life of the
@@ -291,7 +292,8 @@ typedef struct bicl_variant {
 /* Forces a variant for every later op of this context, from every thread (an op
  * already running keeps the variant it started with; NULL restores the profile's
  * choice). Views whose offsets are not multiples of the vector width, and strided
- * views, run with vector width 1. BICL_ERR_INVALID_PARAMETER for values out of range. */
+ * views, run with vector width 1 (RoPE tries width 4 before 1).
+ * BICL_ERR_INVALID_PARAMETER for values out of range. */
 BICL_API bicl_status bicl_context_set_variant(bicl_context *ctx, const bicl_variant *variant);
 /* The variant ops of this context use now for launches whose floating-point inputs
  * are all 32-bit. A profile may choose another variant for launches with a 16-bit input
