@@ -103,6 +103,10 @@ bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info)
     cl_uint align_bits = 0;
     clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
     info->mem_base_align_bytes = align_bits / 8;
+    if (clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof info->compute_units,
+                        &info->compute_units, NULL) != CL_SUCCESS ||
+        info->compute_units == 0)
+        info->compute_units = 1;
     return BICL_SUCCESS;
 }
 

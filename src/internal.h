@@ -125,6 +125,7 @@ typedef struct bicl_device_info {
     unsigned caps;
     size_t max_work_group;
     cl_ulong mem_base_align_bytes;
+    cl_uint compute_units; /* at least 1 */
 } bicl_device_info;
 
 bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info);

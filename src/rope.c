@@ -263,12 +263,7 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     p->max_position = max_position ? max_position : INT_MAX;
     /* 256 work-items per compute unit: below that, small launches (decode) are latency
      * bound and should not be folded further (rope_launch_shape). */
-    cl_uint cus = 1;
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL) !=
-            CL_SUCCESS ||
-        cus == 0)
-        cus = 1;
-    p->min_items = (size_t)cus * 256;
+    p->min_items = (size_t)ctx->info.compute_units * 256;
     p->inv = malloc((size_t)p->half * sizeof *p->inv);
     p->inv_f = malloc((size_t)p->half * sizeof *p->inv_f);
     if (!p->inv || !p->inv_f) {
