@@ -5,6 +5,7 @@
 #include "bicl/bicl.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 
@@ -164,10 +165,10 @@ struct bicl_context {
     bicl_program_entry *programs;             /* built programs: (family, instance) -> cl_program */
     bicl_kernel_pool *pools;
     bicl_cache_stats stats;
-    size_t kernels_live;          /* kernel objects in existence: pooled or checked out */
-    bool act_tables;              /* BICL_OPTION_ACT_TABLES resolved: true = auto */
-    bicl_act_table *tables;       /* activation lookup tables built so far (pointwise.c) */
-    unsigned long table_launches; /* ops that ran a table kernel */
+    size_t kernels_live;                  /* kernel objects in existence: pooled or checked out */
+    bool act_tables;                      /* BICL_OPTION_ACT_TABLES resolved: true = auto */
+    bicl_act_table *tables;               /* activation lookup tables built so far (pointwise.c) */
+    _Atomic unsigned long table_launches; /* ops that ran a table kernel (not lock-guarded) */
 };
 
 /* A checked-out kernel: set its arguments, enqueue, then give it back. The pool

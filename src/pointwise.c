@@ -51,6 +51,13 @@ static bool finite(float v)
 
 #define TABLE_ENTRIES 65536u
 
+/* Op names as the kernel instances spell them (tanh is a macro in OpenCL headers). */
+static const char *const unary_names[BICL_UNARY_COUNT_] = {
+    "identity", "relu", "relu2",     "silu",       "sigmoid",
+    "tanh_op",  "gelu", "gelu_tanh", "gelu_quick", "softcap"};
+static const char *const glu_names[BICL_GLU_COUNT_] = {"swiglu", "geglu", "geglu_tanh", "reglu",
+                                                       "swiglu_oai"};
+
 typedef enum table_family { TABLE_UNARY = 0, TABLE_GLU = 1 } table_family;
 
 /* A table: which op, the input dtype, and the dtype of its entries. Unary: y's dtype
@@ -130,16 +137,29 @@ static bicl_status table_values(const table_key *k, void *out)
     return st;
 }
 
+/* "silu bf16 -> f32", "swiglu rounded gate bf16": the table's name in error details. */
+static void table_name(const table_key *k, char *buf, size_t n)
+{
+    if (k->family == TABLE_UNARY)
+        snprintf(buf, n, "%s %s -> %s", unary_names[k->code], bicl_dtype_tag(k->in),
+                 bicl_dtype_tag(k->entry));
+    else
+        snprintf(buf, n, "%s%s gate %s", glu_names[k->code], k->entry != BICL_F32 ? " rounded" : "",
+                 bicl_dtype_tag(k->in));
+}
+
 /* The device buffer of table k, built on first use. The host work runs outside the
  * context's lock; when two threads build the same table at once, the first one
  * inserted is kept and the other is released (same bits either way). */
-static bicl_status table_get(bicl_context *ctx, const table_key *k, const char *what, cl_mem *out)
+static bicl_status table_get(bicl_context *ctx, const table_key *k, cl_mem *out)
 {
     pthread_mutex_lock(&ctx->lock);
     *out = find_table(ctx, k);
     pthread_mutex_unlock(&ctx->lock);
     if (*out)
         return BICL_SUCCESS;
+    char what[64];
+    table_name(k, what, sizeof what);
     size_t bytes = TABLE_ENTRIES * bicl_dtype_size(k->entry);
     void *values = malloc(bytes);
     bicl_act_table *t = calloc(1, sizeof *t);
@@ -162,7 +182,7 @@ static bicl_status table_get(bicl_context *ctx, const table_key *k, const char *
         free(t);
         if (mem)
             clReleaseMemObject(mem);
-        char call[96];
+        char call[128];
         snprintf(call, sizeof call, "clCreateBuffer (lookup table of %s)", what);
         return bicl_fail_cl(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES, call);
     }
@@ -203,36 +223,29 @@ void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launche
     for (const bicl_act_table *t = ctx->tables; t; t = t->next)
         ++n;
     *tables = n;
-    *launches = ctx->table_launches;
+    *launches = atomic_load_explicit(&ctx->table_launches, memory_order_relaxed);
     pthread_mutex_unlock(&ctx->lock);
 }
 
 /* Launches a table kernel: the standard operands, then the table as the one extra. */
 static bicl_status table_launch(bicl_context *ctx, cl_command_queue queue, bicl_family family,
-                                const table_key *k, const char *what, const char *instance,
-                                const char *base, const bicl_tensor *const *ops, int n_ops,
-                                cl_uint n_wait, const cl_event *wait, cl_event *done)
+                                const table_key *k, const char *instance, const char *base,
+                                const bicl_tensor *const *ops, int n_ops, cl_uint n_wait,
+                                const cl_event *wait, cl_event *done)
 {
     cl_mem tab = NULL;
-    bicl_status st = table_get(ctx, k, what, &tab);
+    bicl_status st = table_get(ctx, k, &tab);
     if (st != BICL_SUCCESS)
         return st;
     bicl_kernel_arg extra[1] = {{sizeof tab, &tab}};
     st = bicl_launch_elementwise(ctx, queue, family, instance, base, ops, n_ops, extra, 1, n_wait,
                                  wait, done);
-    if (st == BICL_SUCCESS) {
-        pthread_mutex_lock(&ctx->lock);
-        ctx->table_launches++;
-        pthread_mutex_unlock(&ctx->lock);
-    }
+    if (st == BICL_SUCCESS) /* a counter for tests, kept off the context's lock */
+        atomic_fetch_add_explicit(&ctx->table_launches, 1ul, memory_order_relaxed);
     return st;
 }
 
 /* ---------------------------------------------------------------- unary */
-
-static const char *const unary_names[BICL_UNARY_COUNT_] = {
-    "identity", "relu", "relu2",     "silu",       "sigmoid",
-    "tanh_op",  "gelu", "gelu_tanh", "gelu_quick", "softcap"};
 
 bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op op,
                        const bicl_unary_params *params, const bicl_tensor *x, const bicl_tensor *y,
@@ -267,12 +280,10 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     char base[48], instance[BICL_INSTANCE_MAX];
     if (ctx->act_tables && is16(x->dtype) && unary_has_table(op)) {
         table_key k = {TABLE_UNARY, (int)op, x->dtype, y->dtype};
-        char what[64];
-        snprintf(what, sizeof what, "%s %s -> %s", unary_names[op], ti, to);
         snprintf(base, sizeof base, "unary_table_%s_%s", ti, to);
         snprintf(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
-        return table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, what, instance, base, ops, 2, n_wait,
-                            wait, done);
+        return table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2, n_wait, wait,
+                            done);
     }
     snprintf(base, sizeof base, "unary_%s_%s_%s", unary_names[op], ti, to);
     snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %s)", unary_names[op], ti, to);
@@ -282,9 +293,6 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
 }
 
 /* ------------------------------------------------------------------ glu */
-
-static const char *const glu_names[BICL_GLU_COUNT_] = {"swiglu", "geglu", "geglu_tanh", "reglu",
-                                                       "swiglu_oai"};
 
 bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
                      const bicl_glu_params *params, const bicl_tensor *gate, const bicl_tensor *up,
@@ -328,13 +336,11 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
     if (ctx->act_tables && is16(gate->dtype) && glu_has_table(act)) {
         bool round = p.round_act_to_storage != 0;
         table_key k = {TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
-        char what[64];
-        snprintf(what, sizeof what, "%s%s gate %s", glu_names[act], round ? " rounded" : "", ti);
         snprintf(base, sizeof base, "glu_table%s_%s_%s", round ? "16" : "", ti, to);
         snprintf(instance, sizeof instance, "GLU_TABLE(%s, %s)", ti, to);
         const bicl_tensor *tops[3] = {&gv, &uv, y};
-        return table_launch(ctx, queue, BICL_FAMILY_GLU, &k, what, instance, base, tops, 3, n_wait,
-                            wait, done);
+        return table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait, wait,
+                            done);
     }
     snprintf(base, sizeof base, "glu_%s_%s_%s", glu_names[act], ti, to);
     snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s)", glu_names[act], ti, to);
