@@ -486,6 +486,20 @@ BICL_FN bicl_f32x2e bicl_m_split_exp(float x)
     return out;
 }
 
+/* sigmoid(zh + zl) for -300 <= zh, as bicl_m_sigmoid_df up to 30 and exactly 1
+ * above (1 - e^-z with e^-z < 2^-43: 1 is exact enough for the products below). */
+BICL_FN bicl_f32x2e bicl_m_sigmoid_sat(float zh, float zl)
+{
+    bicl_f32x2e one;
+    if (!(zh > 30.0f)) {
+        return bicl_m_sigmoid_df(zh, zl);
+    }
+    one.hi = 1.0f;
+    one.lo = 0.0f;
+    one.k = 0;
+    return one;
+}
+
 /* round(y * sigmoid(z)) with y = g * (uh + ul): g, uh finite and nonzero,
  * z = zh + zl (zh may be +-inf, then zl is ignored). g and u are split into
  * mantissa and exponent, so no intermediate overflows or underflows
@@ -501,13 +515,7 @@ BICL_FN float bicl_m_mul_sigmoid(float g, bicl_f32x2 u, float zh, float zl)
     if (zh < -300.0f) { /* sigmoid < 2^-432 and |y| < 2^256: rounds to 0 */
         return bicl_f32_copysign(0.0f, g) * u.hi;
     }
-    if (zh > 30.0f) { /* sigmoid = 1 - e^-z with e^-z < 2^-43: 1 is exact enough */
-        s.hi = 1.0f;
-        s.lo = 0.0f;
-        s.k = 0;
-    } else {
-        s = bicl_m_sigmoid_df(zh, zl);
-    }
+    s = bicl_m_sigmoid_sat(zh, zl);
     gn = bicl_m_split_exp(g);
     un = bicl_m_split_exp(u.hi);
     ul = u.lo * bicl_m_pow2i(-un.k / 2) * bicl_m_pow2i(-un.k - (-un.k / 2));
@@ -531,13 +539,7 @@ BICL_FN float bicl_m_mul_sigmoid_1(float g, float zh, float zl)
     if (zh < -300.0f) {
         return bicl_f32_copysign(0.0f, g);
     }
-    if (zh > 30.0f) {
-        s.hi = 1.0f;
-        s.lo = 0.0f;
-        s.k = 0;
-    } else {
-        s = bicl_m_sigmoid_df(zh, zl);
-    }
+    s = bicl_m_sigmoid_sat(zh, zl);
     b = bicl_f32_as_u32(g);
     gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
     p = gh * s.hi;
