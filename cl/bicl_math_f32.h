@@ -89,7 +89,7 @@
  * case), and x * sigmoid for the one-argument activations skips the exact
  * no-op steps of the general product (bicl_m_mul_sigmoid_1). Each is an
  * identity, argued where it is written, and checked bit for bit against the
- * previous version of this file (src/tools/bicl_math_f32_v1.h) by
+ * previous version of this file (commit 121a897's, read from git at configure time) by
  * src/tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
  * function, samples and edge pairs for softcap and swiglu_oss.
  *

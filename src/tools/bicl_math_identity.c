@@ -1,5 +1,7 @@
 /* bicl_math_identity - proves that cl/bicl_math_f32.h gives the same bits as
- * its frozen predecessor src/tools/bicl_math_f32_v1.h, and times both.
+ * the header of a baseline commit (CMake's BICL_MATH_BASELINE, read from git
+ * at configure time and renamed bicl_* -> bicl_v1_* into
+ * <build>/math_baseline/bicl_math_f32_v1.h), and times both.
  *
  * The fast paths added to the header (normal-range ldexp rounding, the
  * x * sigmoid product without the mantissa/exponent split of 1, the ordered
@@ -60,18 +62,6 @@ static const pair1 k_fns1[] = {
 };
 #define N_FNS1 ((int)(sizeof k_fns1 / sizeof k_fns1[0]))
 
-static uint32_t f2u(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-static float u2f(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 static uint64_t splitmix(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -126,11 +116,11 @@ static void *run1(void *arg)
     uint64_t i;
     for (i = j->begin + (uint64_t)j->id; i < j->end; i += (uint64_t)j->threads) {
         uint32_t b = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
-        float x = u2f(b);
+        float x = bicl_u32_as_f32(b);
         int f;
         for (f = 0; f < N_FNS1; f++) {
-            uint32_t a = f2u(k_fns1[f].new_fn(x));
-            uint32_t o = f2u(k_fns1[f].old_fn(x));
+            uint32_t a = bicl_f32_as_u32(k_fns1[f].new_fn(x));
+            uint32_t o = bicl_f32_as_u32(k_fns1[f].old_fn(x));
             if (a != o) {
                 char buf[64];
                 snprintf(buf, sizeof buf, "0x%08" PRIx32 " = %.9g", b, (double)x);
@@ -203,19 +193,19 @@ typedef struct {
 
 static void check2(const job2 *j, uint32_t b, uint32_t c)
 {
-    float x = u2f(b);
-    float y = u2f(c);
+    float x = bicl_u32_as_f32(b);
+    float y = bicl_u32_as_f32(c);
     uint32_t a;
     uint32_t o;
     char buf[160];
     switch (j->fam) {
     case FAM_SOFTCAP:
-        a = f2u(bicl_softcap(x, y));
-        o = f2u(bicl_v1_softcap(x, y));
+        a = bicl_f32_as_u32(bicl_softcap(x, y));
+        o = bicl_f32_as_u32(bicl_v1_softcap(x, y));
         break;
     default:
-        a = f2u(bicl_swiglu_oss(x, y, j->alpha, j->limit));
-        o = f2u(bicl_v1_swiglu_oss(x, y, j->alpha, j->limit));
+        a = bicl_f32_as_u32(bicl_swiglu_oss(x, y, j->alpha, j->limit));
+        o = bicl_f32_as_u32(bicl_v1_swiglu_oss(x, y, j->alpha, j->limit));
         break;
     }
     if (a != o) {
@@ -231,7 +221,7 @@ static void *run2(void *arg)
     uint64_t s = j->seed + (uint64_t)j->id * 0x9876543ull;
     uint64_t n = 0;
     uint64_t i;
-    uint32_t fixed = f2u(j->p0);
+    uint32_t fixed = bicl_f32_as_u32(j->p0);
     for (i = (uint64_t)j->id; i < j->count; i += (uint64_t)j->threads) {
         uint32_t v = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
         switch (j->fam) {
@@ -248,7 +238,7 @@ static void *run2(void *arg)
             if ((r & 1u) != 0u) {
                 float g = (float)((int64_t)(r >> 8 & 0xffffff) - 0x800000) * 0x1p-20f;
                 float u = (float)((int64_t)(r >> 32 & 0xffffff) - 0x800000) * 0x1p-20f;
-                check2(j, f2u(g), f2u(u));
+                check2(j, bicl_f32_as_u32(g), bicl_f32_as_u32(u));
             } else {
                 check2(j, v, (uint32_t)(r >> 32));
             }
@@ -288,6 +278,37 @@ static void sweep2(family fam, const char *name, tally *t, float p0, float alpha
     }
 }
 
+/* sweep2 with each of n fixed values in turn: the first two over every pattern in
+ * exhaustive mode, the others over `part` random ones (n2 random ones when sampling). */
+static void sweep_fixed(family fam, const char *name, tally *t, const uint32_t *fixed, int n,
+                        float alpha, float limit, int exhaustive, uint64_t part, uint64_t n2,
+                        uint64_t seed, int threads)
+{
+    for (int i = 0; i < n; i++) {
+        int full = exhaustive && i < 2;
+        sweep2(fam, name, t, bicl_u32_as_f32(fixed[i]), alpha, limit,
+               full ? (1ull << 32) : (exhaustive ? part : n2), !full, seed + (uint64_t)i, threads);
+    }
+}
+
+/* Every pair of edge values. */
+static void check_edge_pairs(family fam, const char *name, tally *t, float alpha, float limit)
+{
+    job2 j;
+    memset(&j, 0, sizeof j);
+    j.fam = fam;
+    j.t = t;
+    j.name = name;
+    j.alpha = alpha;
+    j.limit = limit;
+    for (int a = 0; a < N_EDGES; a++) {
+        for (int b = 0; b < N_EDGES; b++) {
+            check2(&j, k_edges[a], k_edges[b]);
+            t->checked++;
+        }
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -310,7 +331,7 @@ static double bench_one(fn1 f, int reps)
         unsigned i;
         t0 = now_s();
         for (i = 0; i < BENCH_N; i++) {
-            acc ^= f2u(f(g_in[i]));
+            acc ^= bicl_f32_as_u32(f(g_in[i]));
         }
         t0 = now_s() - t0;
         if (t0 < best) {
@@ -336,7 +357,7 @@ static void bench(void)
         if ((i & 1u) != 0u) {
             x = (float)(12.0 * u - 6.0);
         } else {
-            x = (float)(0x1p-20 * (double)u2f(0x3f800000u) *
+            x = (float)(0x1p-20 * (double)bicl_u32_as_f32(0x3f800000u) *
                         exp(u * log(20.0 * 0x1p20)));
             if ((r & 1u) != 0u) {
                 x = -x;
@@ -380,15 +401,13 @@ int main(int argc, char **argv)
     /* caps: the models' 30 and 50, small and large, the denormal and
      * overflow edges, negative, zero, inf and NaN */
     static const uint32_t caps_all[] = {
-        0x41f00000u, 0x42480000u, 0x3f800000u, 0x3f000000u, 0x40000000u, 0x41200000u,
-        0x3dcccccdu, 0xc1f00000u, 0x00000001u, 0x00000003u, 0x00400000u, 0x007fffffu,
-        0x00800000u, 0x1d800000u, 0x21800000u, 0x2e000000u, 0x5e800000u, 0x7e000000u,
-        0x7f7fffffu, 0x7f800000u, 0x00000000u, 0x80000000u, 0x7fc00000u, 0xff800001u,
-        0x47c35000u, 0x38d1b717u};
+        0x41f00000u, 0x42480000u, 0x3f800000u, 0x3f000000u, 0x40000000u, 0x41200000u, 0x3dcccccdu,
+        0xc1f00000u, 0x00000001u, 0x00000003u, 0x00400000u, 0x007fffffu, 0x00800000u, 0x1d800000u,
+        0x21800000u, 0x2e000000u, 0x5e800000u, 0x7e000000u, 0x7f7fffffu, 0x7f800000u, 0x00000000u,
+        0x80000000u, 0x7fc00000u, 0xff800001u, 0x47c35000u, 0x38d1b717u};
     /* swiglu: fixed ups (every gate swept) and fixed gates (every up swept) */
-    static const uint32_t ups[] = {0x3e99999au, 0xbf7fffffu, 0xbf800000u, 0x00000000u,
-                                   0x40e00000u, 0xc1000000u, 0x3a83126fu, 0x00000001u,
-                                   0x40400000u, 0xbf000000u};
+    static const uint32_t ups[] = {0x3e99999au, 0xbf7fffffu, 0xbf800000u, 0x00000000u, 0x40e00000u,
+                                   0xc1000000u, 0x3a83126fu, 0x00000001u, 0x40400000u, 0xbf000000u};
     static const uint32_t gates[] = {0x3fc00000u, 0xbfc00000u, 0x40e00000u, 0x41000000u,
                                      0xc1200000u, 0x3a83126fu, 0x00000001u, 0x80000000u,
                                      0xc3000000u, 0x3dcccccdu};
@@ -403,8 +422,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             threads = atoi(argv[++i]);
         } else {
-            fprintf(stderr,
-                    "usage: %s [--exhaustive | --sample N] [--bench] [--threads T]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--exhaustive | --sample N] [--bench] [--threads T]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -432,11 +451,11 @@ int main(int argc, char **argv)
         /* the edge classes, also in sampled mode */
         int e;
         for (e = 0; e < N_EDGES; e++) {
-            float x = u2f(k_edges[e]);
+            float x = bicl_u32_as_f32(k_edges[e]);
             int f;
             for (f = 0; f < N_FNS1; f++) {
-                uint32_t a = f2u(k_fns1[f].new_fn(x));
-                uint32_t o = f2u(k_fns1[f].old_fn(x));
+                uint32_t a = bicl_f32_as_u32(k_fns1[f].new_fn(x));
+                uint32_t o = bicl_f32_as_u32(k_fns1[f].old_fn(x));
                 g_t1[f].checked++;
                 if (a != o) {
                     char buf[32];
@@ -455,27 +474,10 @@ int main(int argc, char **argv)
 
     /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
      * for every cap, and every edge pair */
-    for (i = 0; i < (int)(sizeof caps_all / sizeof caps_all[0]); i++) {
-        int full = exhaustive && i < 2;
-        sweep2(FAM_SOFTCAP, "softcap", &t_softcap, u2f(caps_all[i]), 0.0f, 0.0f,
-               full ? (1ull << 32) : (exhaustive ? (1ull << 24) : n2), !full,
-               0xca9ull + (uint64_t)i, threads);
-    }
-    {
-        job2 j;
-        int a;
-        int b;
-        memset(&j, 0, sizeof j);
-        j.fam = FAM_SOFTCAP;
-        j.t = &t_softcap;
-        j.name = "softcap";
-        for (a = 0; a < N_EDGES; a++) {
-            for (b = 0; b < N_EDGES; b++) {
-                check2(&j, k_edges[a], k_edges[b]);
-                t_softcap.checked++;
-            }
-        }
-    }
+    sweep_fixed(FAM_SOFTCAP, "softcap", &t_softcap, caps_all,
+                (int)(sizeof caps_all / sizeof caps_all[0]), 0.0f, 0.0f, exhaustive, 1ull << 24, n2,
+                0xca9ull, threads);
+    check_edge_pairs(FAM_SOFTCAP, "softcap", &t_softcap, 0.0f, 0.0f);
     printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "softcap", t_softcap.checked,
            t_softcap.mismatches);
     total_mis += t_softcap.mismatches;
@@ -484,53 +486,29 @@ int main(int argc, char **argv)
     /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
      * the fixed ups and every up against the fixed gates (exhaustive mode;
      * random ones otherwise), random pairs, other alpha/limit, edge pairs */
-    for (i = 0; i < (int)(sizeof ups / sizeof ups[0]); i++) {
-        int full = exhaustive && i < 2;
-        sweep2(FAM_SWIGLU_UP, "swiglu_oss", &t_swiglu, u2f(ups[i]), 1.702f, 7.0f,
-               full ? (1ull << 32) : (exhaustive ? (1ull << 26) : n2), !full,
-               0x5a1ull + (uint64_t)i, threads);
-    }
-    for (i = 0; i < (int)(sizeof gates / sizeof gates[0]); i++) {
-        int full = exhaustive && i < 2;
-        sweep2(FAM_SWIGLU_GATE, "swiglu_oss", &t_swiglu, u2f(gates[i]), 1.702f, 7.0f,
-               full ? (1ull << 32) : (exhaustive ? (1ull << 26) : n2), !full,
-               0x6a1ull + (uint64_t)i, threads);
-    }
+    sweep_fixed(FAM_SWIGLU_UP, "swiglu_oss", &t_swiglu, ups, (int)(sizeof ups / sizeof ups[0]),
+                1.702f, 7.0f, exhaustive, 1ull << 26, n2, 0x5a1ull, threads);
+    sweep_fixed(FAM_SWIGLU_GATE, "swiglu_oss", &t_swiglu, gates,
+                (int)(sizeof gates / sizeof gates[0]), 1.702f, 7.0f, exhaustive, 1ull << 26, n2,
+                0x6a1ull, threads);
     sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.702f, 7.0f, nr, 1, 0x7a1ull,
            threads);
     sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.0f, 10.0f, nr / 4, 1, 0x8a1ull,
            threads);
-    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1,
-           0x9a1ull, threads);
+    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1, 0x9a1ull,
+           threads);
     sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1e30f, 3e38f, nr / 4, 1, 0xaa1ull,
            threads);
     {
         static const float alphas[] = {1.702f, 1.0f, 0.5f, 1e-30f, 1e30f, 0.0f, -1.0f};
         static const float limits[] = {7.0f, 1.0f, 1e-40f, 3e38f, 0.0f, -1.0f};
-        job2 j;
-        int a;
-        int b;
-        int al;
-        int li;
-        memset(&j, 0, sizeof j);
-        j.fam = FAM_SWIGLU_RANDOM;
-        j.t = &t_swiglu;
-        j.name = "swiglu_oss";
-        for (al = 0; al < (int)(sizeof alphas / sizeof alphas[0]); al++) {
-            for (li = 0; li < (int)(sizeof limits / sizeof limits[0]); li++) {
-                j.alpha = alphas[al];
-                j.limit = limits[li];
-                for (a = 0; a < N_EDGES; a++) {
-                    for (b = 0; b < N_EDGES; b++) {
-                        check2(&j, k_edges[a], k_edges[b]);
-                        t_swiglu.checked++;
-                    }
-                }
-            }
-        }
+        for (size_t al = 0; al < sizeof alphas / sizeof alphas[0]; al++)
+            for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++)
+                check_edge_pairs(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, alphas[al],
+                                 limits[li]);
     }
-    printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "swiglu_oss",
-           t_swiglu.checked, t_swiglu.mismatches);
+    printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "swiglu_oss", t_swiglu.checked,
+           t_swiglu.mismatches);
     total_mis += t_swiglu.mismatches;
 
     printf("%s: %" PRIu64 " mismatches in total, %.1f s\n", exhaustive ? "exhaustive" : "sampled",
