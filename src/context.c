@@ -342,29 +342,6 @@ bicl_variant bicl_context_variant_for(bicl_context *ctx, bicl_vclass c)
     return v;
 }
 
-static bool is_float(bicl_dtype d)
-{
-    return d == BICL_F32 || d == BICL_F16 || d == BICL_BF16;
-}
-
-bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
-{
-    size_t narrowest_in = 4, widest = 0;
-    for (int i = 0; i < n_in + n_out; ++i) {
-        bicl_dtype d = i < n_in ? in[i] : out[i - n_in];
-        if (!is_float(d))
-            continue;
-        size_t s = bicl_dtype_size(d);
-        if (i < n_in && s < narrowest_in)
-            narrowest_in = s;
-        if (s > widest)
-            widest = s;
-    }
-    if (narrowest_in >= 4)
-        return BICL_VCLASS_32;
-    return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
-}
-
 bicl_variant bicl_context_variant_snapshot(bicl_context *ctx)
 {
     return bicl_context_variant_for(ctx, BICL_VCLASS_32);

@@ -55,3 +55,21 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group)
                          max_work_group);
     return BICL_SUCCESS;
 }
+
+bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
+{
+    size_t narrowest_in = 4, widest = 0;
+    for (int i = 0; i < n_in + n_out; ++i) {
+        bicl_dtype d = i < n_in ? in[i] : out[i - n_in];
+        if (!((1u << d) & BICL_FLOAT_DTYPES))
+            continue;
+        size_t s = bicl_dtype_size(d);
+        if (i < n_in && s < narrowest_in)
+            narrowest_in = s;
+        if (s > widest)
+            widest = s;
+    }
+    if (narrowest_in >= 4)
+        return BICL_VCLASS_32;
+    return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
+}
