@@ -302,30 +302,30 @@ static void fill_random16(bench *b, size_t bytes)
     free(h);
 }
 
-static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
+/* One row per table op, run on context c, its dtype column suffixed with `what`. */
+static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t bytes,
+                          double copy_gbs)
 {
     size_t n = bytes / 4;
+    b->op_ctx = c;
     for (size_t o = 0; o < sizeof table_ops / sizeof table_ops[0]; ++o) {
         const op_spec *op = &table_ops[o];
         char dt[48];
-        b->op_ctx = b->ctx_computed;
         double t = time_op(b, run_op, n, (void *)op);
-        b->op_ctx = b->ctx;
-        snprintf(dt, sizeof dt, "%s->%s computed", bicl_dtype_name(op->in),
-                 bicl_dtype_name(op->out));
+        snprintf(dt, sizeof dt, "%s->%s %s", bicl_dtype_name(op->in), bicl_dtype_name(op->out),
+                 what);
         add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
     }
+    b->op_ctx = b->ctx;
+}
+
+static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
+{
+    table_op_rows(b, b->ctx_computed, "computed", bytes, copy_gbs);
     if (!random_too)
         return;
     fill_random16(b, bytes); /* the buffers are refilled for the next size */
-    for (size_t o = 0; o < sizeof table_ops / sizeof table_ops[0]; ++o) {
-        const op_spec *op = &table_ops[o];
-        char dt[48];
-        double t = time_op(b, run_op, n, (void *)op);
-        snprintf(dt, sizeof dt, "%s->%s random inputs", bicl_dtype_name(op->in),
-                 bicl_dtype_name(op->out));
-        add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
-    }
+    table_op_rows(b, b->ctx, "random inputs", bytes, copy_gbs);
 }
 
 /* ------------------------------------------------------------ CLBlast peers */
