@@ -9,7 +9,8 @@
 #   MODE=engine      the engine-client suite tests/engine/ (find_package, ctest).
 # BICL_EXAMPLE_CFLAGS adds compiler flags (the sanitizer build sets them); CMAKE names
 # the cmake that configured the build tree (default: the one on PATH); BICL_CJSON_DIR
-# the directory of the cJSON library bicl was built with (static linking needs it).
+# the directory of the cJSON library bicl was built with (static linking needs it);
+# BICL_PREFIX_PATH the build's CMAKE_PREFIX_PATH (CMocka for the engine suite on a rig).
 set -eu
 mode=$1 build=$2 src=$3 work=$4 cc=$5
 extra=${BICL_EXAMPLE_CFLAGS:-}
@@ -31,8 +32,8 @@ cp -r "$src/tests/engine" "$work/engine"
 case $mode in
 engine)
   quiet "$work/configure-engine.log" "$cmake" -S "$work/engine" -B "$work/build-engine" \
-    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra" \
-    -DCMAKE_EXE_LINKER_FLAGS="$extra"
+    -DCMAKE_PREFIX_PATH="$prefix${BICL_PREFIX_PATH:+;$BICL_PREFIX_PATH}" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra"
   quiet "$work/build-engine.log" "$cmake" --build "$work/build-engine"
   ctest=$(dirname "$cmake")/ctest
   [ -x "$ctest" ] || ctest=ctest
