@@ -1,12 +1,10 @@
 /* rope.cl - bicl_rope_apply and the position-id builders.
  *
- * One work unit is (token, block of heads, group of VW pairs). Heads are their own
- * units so that decode (one token) has hq + hk times the parallelism of a unit per
- * (token, pair) looping over heads; a block holds one head when cos/sin come from
- * the table (an 8-byte load per pair, shared by the heads of a token through the
- * cache) and several when they are computed inline, where one fp64 sincos per
- * (token, pair) is worth amortising. Units are numbered group-fastest, so consecutive
- * work-items touch consecutive elements of a head.
+ * One work unit is (token, block of heads, group of VW pairs). The host sizes the
+ * blocks: all heads of a token when there are enough tokens (one table load or fp64
+ * sincos per pair serves them all), down to one head per unit for decode (one token),
+ * which then has hq + hk times the parallelism. Units are numbered group-fastest, so
+ * consecutive work-items touch consecutive elements of a head.
  *
  * rope_<ti>_<to>_v1 is the general path: any strides, one pair per unit. The _v4/_v8
  * kernels move VW consecutive pairs with vector loads and stores (NeoX: x[i..i+VW) and
@@ -179,10 +177,12 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
                 ulong xes = ist.s3, yes = ost.s3;                                                  \
                 if (i0 < half_r) {                                                                 \
                     BICL_ST_##TO ys[2 * VW];                                                       \
+                    /* Loaded whatever the position: the address is the view's, so the loads   \
+                     * overlap the position and table loads instead of waiting for them. */    \
+                    BICL_ST_##TI xs[2 * VW];                                                       \
+                    ROPE_LOAD(BICL_ST_##TI, VW, x, xes, ea, xs);                                   \
+                    ROPE_LOAD(BICL_ST_##TI, VW, x, xes, eb, xs + VW);                              \
                     if (ok) {                                                                      \
-                        BICL_ST_##TI xs[2 * VW];                                                   \
-                        ROPE_LOAD(BICL_ST_##TI, VW, x, xes, ea, xs);                               \
-                        ROPE_LOAD(BICL_ST_##TI, VW, x, xes, eb, xs + VW);                          \
                         if (gptj)                                                                  \
                             for (uint l = 0; l < VW; ++l)                                          \
                                 ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, inv);        \

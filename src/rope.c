@@ -503,8 +503,7 @@ static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan 
 }
 
 static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
-                                    bicl_rope_source source, const rope_views *v,
-                                    const bicl_tensor *const views[4])
+                                    const rope_views *v, const bicl_tensor *const views[4])
 {
     bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
     bicl_variant var = bicl_context_variant_for(ctx, bicl_vclass_of(&in, 1, &out, 1));
@@ -517,11 +516,13 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
     bool copy = pass > 0 && (!v->q_in_place || (v->hk > 0 && !v->k_in_place));
     size_t rot_groups = half / sh.vw, pass_groups = copy ? (pass + sh.vw - 1) / sh.vw : 0;
     sh.groups = (cl_uint)(rot_groups > pass_groups ? rot_groups : pass_groups);
-    /* One head per unit, except inline cos/sin when there are enough tokens: then a unit
-     * rotates several heads with one sincos per pair, keeping min_items units. A block
+    /* As many heads per unit as keep min_items units: with enough tokens a unit rotates
+     * every head of its token with one cos/sin per pair (one table load or one fp64
+     * sincos), which moved the H200 from 2.3 to 3.3 TB/s for the table source (bf16,
+     * 32 + 8 heads x 128, docs/performance.md); decode keeps one head per unit. A block
      * of no heads (hq + hk == 0) still checks its tokens' positions. */
     size_t heads = v->hq + v->hk, blocks = heads, per_block = v->T * sh.groups;
-    if (source == BICL_ROPE_SOURCE_INLINE && per_block > 0 && heads > 0) {
+    if (per_block > 0 && heads > 0) {
         blocks = (plan->min_items + per_block - 1) / per_block;
         if (blocks > heads)
             blocks = heads;
@@ -555,7 +556,7 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *views[4] = {q_in, q_out, k_in ? k_in : q_in, k_out ? k_out : q_out};
-    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views);
+    rope_shape sh = rope_launch_shape(ctx, plan, &v, views);
     if (vector_width)
         *vector_width = sh.vw;
     if (heads_per_unit)
@@ -582,7 +583,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
         return st;
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
     const bicl_tensor *views[4] = {q_in, q_out, ki, ko};
-    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views);
+    rope_shape sh = rope_launch_shape(ctx, plan, &v, views);
     const char *ti = bicl_dtype_tag(q_in->dtype), *to = bicl_dtype_tag(q_out->dtype);
     char name[48], instance[BICL_INSTANCE_MAX];
     snprintf(name, sizeof name, "rope_%s_%s_v%u", ti, to, sh.vw);

@@ -772,8 +772,7 @@ static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_pla
     unsigned want_vw = view_expected_vw(c, var.vector_width, bqi.lead, bqo.lead);
     if (vw != want_vw)
         fail_msg("%s: vector width %u, expected %u", what, vw, want_vw);
-    if (ipt < 1 || ipt > var.items_per_thread || hpu < 1 || hpu > c->hq + c->hk ||
-        (source == BICL_ROPE_SOURCE_TABLE && hpu != 1))
+    if (ipt < 1 || ipt > var.items_per_thread || hpu < 1 || hpu > c->hq + c->hk)
         fail_msg("%s: launch shape ipt %u hpu %u", what, ipt, hpu);
     bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, source, inverse, &tp, &tqi, &tqo,
                                      &tki, &tko, 0, NULL, NULL);

@@ -731,6 +731,14 @@ static void sweep_one(bench *b, const char *label, op_fn fn, size_t n, void *arg
            best_v.work_group_size, best);
 }
 
+/* --sweep-op TEXT: only the sweeps whose label contains TEXT (NULL: all). */
+static const char *sweep_filter;
+
+static bool sweep_wanted(const char *label)
+{
+    return !sweep_filter || strstr(label, sweep_filter) != NULL;
+}
+
 static void variant_sweep(bench *b, size_t bytes)
 {
     static const op_spec sweep_ops[] = {
@@ -756,9 +764,11 @@ static void variant_sweep(bench *b, size_t bytes)
         char label[64];
         snprintf(label, sizeof label, "%s %s->%s", op->name, bicl_dtype_name(op->in),
                  bicl_dtype_name(op->out));
-        sweep_one(b, label, run_op, n, (void *)op, op_bytes(op, n));
+        if (sweep_wanted(label))
+            sweep_one(b, label, run_op, n, (void *)op, op_bytes(op, n));
     }
-    { /* RoPE as in the bandwidth table: llama3 table, 32 q + 8 k heads x 128, in place */
+    if (sweep_wanted("rope bf16 table")) { /* RoPE as in the bandwidth table: llama3 table, 32 q + 8
+                                              k heads x 128, in place */
         size_t tokens = bytes / (32 * 128 * 2);
         rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192)};
         double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
@@ -774,7 +784,7 @@ static void variant_sweep(bench *b, size_t bytes)
 static void usage(void)
 {
     printf("usage: bicl-bench [--device SPEC] [--json FILE] [--svg FILE] [--max-mib N]\n"
-           "                  [--reps N] [--quick] [--variants | --sweep-only]\n"
+           "                  [--reps N] [--quick] [--variants | --sweep-only [--sweep-op TEXT]]\n"
            "       bicl-bench --startup [--device SPEC]\n"
            "  Bandwidth of each op against a float4 copy kernel and CLBlast, decode latency\n"
            "  against an empty kernel, host overhead per call; --startup: cold vs warm start.\n");
@@ -806,6 +816,8 @@ int main(int argc, char **argv)
             first = 2;
         else if (!strcmp(argv[i], "--variants"))
             variants = 1;
+        else if (!strcmp(argv[i], "--sweep-op") && i + 1 < argc)
+            sweep_filter = argv[++i];
         else if (!strcmp(argv[i], "--sweep-only"))
             variants = sweep_only = 1;
         else {
