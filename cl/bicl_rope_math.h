@@ -499,12 +499,12 @@ BICL_FN float bicl_rope_dd_to_f32(bicl_dd r)
     float f = bicl_f64_to_f32_rte(r.hi);
     double t = (r.hi - (double)f) + r.lo; /* r - f, exact to the last bits */
     bicl_u32 u = bicl_f32_as_u32(f);
-    double half = ((double)bicl_u32_as_f32(u + 1u) - (double)f) * 0.5;
-    if (t > half || (t == half && (u & 1u) != 0u)) {
+    double h = ((double)bicl_u32_as_f32(u + 1u) - (double)f) * 0.5;
+    if (t > h || (t == h && (u & 1u) != 0u)) {
         return bicl_u32_as_f32(u + 1u);
     }
-    half = ((double)f - (double)bicl_u32_as_f32(u - 1u)) * 0.5;
-    if (-t > half || (-t == half && (u & 1u) != 0u)) {
+    h = ((double)f - (double)bicl_u32_as_f32(u - 1u)) * 0.5;
+    if (-t > h || (-t == h && (u & 1u) != 0u)) {
         return bicl_u32_as_f32(u - 1u);
     }
     return f;
