@@ -188,10 +188,11 @@ typedef struct hf_model_info {
     bool partial, pct, rdim; /* partial_rotary_factor, rotary_pct, rotary_dim are read */
     bool width_known;        /* false: the width comes from a key of the model's own */
     double theta, theta_local;
+    bool top_original; /* a top-level original_max_position_embeddings is read (Phi-3) */
 } hf_model_info;
 
 static const hf_model_info hf_models[] = {
-#define BICL_HF_MODEL(mt, st, a, b, c, k, t, tl) {mt, st, a, b, c, k, t, tl},
+#define BICL_HF_MODEL(mt, st, a, b, c, k, t, tl, top) {mt, st, a, b, c, k, t, tl, top},
 #include "hf_rope_table.h"
 #undef BICL_HF_MODEL
 };
@@ -359,14 +360,15 @@ static bicl_status rope_type(hf_obj rope, const hf_model_info *info, bicl_rope_t
 }
 
 /* transformers 5's original length for llama3, yarn and longrope: a top-level
- * original_max_position_embeddings wins (Phi-3 keeps it there; not for per-layer-type
- * rope_parameters), then the rope dict's own, then max_position_embeddings. */
+ * original_max_position_embeddings wins where the model type's config class has that
+ * attribute (Phi-3; the table's top_original; never for per-layer-type rope_parameters;
+ * other classes drop the key), then the rope dict's own, then max_position_embeddings. */
 static bicl_status read_original_len(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
 {
     bool found = false;
     bicl_status st = BICL_SUCCESS;
     const char *key = "original_max_position_embeddings";
-    if (!sc->nested)
+    if (!sc->nested && sc->info->top_original)
         st = get_int(sc->m, key, 1, &c->original_max_position_embeddings, &found);
     if (st == BICL_SUCCESS && !found)
         st = get_int(rope, key, 1, &c->original_max_position_embeddings, &found);
@@ -411,7 +413,7 @@ static bicl_status read_yarn(const hf_scope *sc, hf_obj rope, bicl_rope_config *
     if (st == BICL_SUCCESS)
         st = get_positive(rope, "attention_factor", false, &c->attention_factor, &found);
     if (st == BICL_SUCCESS &&
-        (item(sc->m, "original_max_position_embeddings") ||
+        ((sc->info->top_original && item(sc->m, "original_max_position_embeddings")) ||
          item(rope, "original_max_position_embeddings") || c->max_position_embeddings > 0))
         st = read_original_len(sc, rope, c);
     if (st != BICL_SUCCESS)
@@ -464,6 +466,24 @@ static bicl_status read_factor_array(hf_obj rope, const char *key, int n, const 
     return BICL_SUCCESS;
 }
 
+/* Phi-3.5-MoE scales cos/sin by short_mscale or long_mscale (picked by the batch's
+ * length) instead of longrope's attention factor. Equal ones (as published) are one
+ * attention_factor; different ones would make the scaling depend on the batch. */
+static bicl_status read_phimoe_mscale(hf_obj rope, bicl_rope_config *c)
+{
+    double s = 0.0, l = 0.0;
+    bicl_status st = need_positive(rope, "short_mscale", &s);
+    if (st == BICL_SUCCESS)
+        st = need_positive(rope, "long_mscale", &l);
+    if (st == BICL_SUCCESS && s != l)
+        return bad(rope, "long_mscale",
+                   "differs from short_mscale: transformers picks one by the batch's length; set "
+                   "attention_factor per sequence by hand");
+    if (st == BICL_SUCCESS)
+        c->attention_factor = s;
+    return st;
+}
+
 /* longrope: both factor arrays required; the original length by transformers 5's
  * precedence (read_original_len); an explicit factor is used as given, else it is
  * max_position_embeddings / original (bicl: factor 0 = derive). */
@@ -480,6 +500,8 @@ static bicl_status read_longrope(const hf_scope *sc, hf_obj rope, bicl_rope_conf
         st = get_positive(rope, "attention_factor", false, &c->attention_factor, &found);
     if (st == BICL_SUCCESS)
         st = read_original_len(sc, rope, c);
+    if (st == BICL_SUCCESS && strcmp(sc->info->model_type, "phimoe") == 0)
+        st = read_phimoe_mscale(rope, c);
     if (st == BICL_SUCCESS && c->factor == 0.0 && c->max_position_embeddings <= 0)
         return bad(sc->m, "max_position_embeddings", "is required by longrope without factor");
     return st;
@@ -589,8 +611,15 @@ static bicl_status find_model(hf_obj top, hf_obj m, const bicl_rope_hf_options *
             *info = model_info(mt[i]->valuestring);
     }
     if (opt->explicit_style) {
-        *generic = (hf_model_info){
-            name ? name : "(explicit style)", opt->style, true, true, true, true, 10000.0, 0.0};
+        *generic = (hf_model_info){name ? name : "(explicit style)",
+                                   opt->style,
+                                   true,
+                                   true,
+                                   true,
+                                   true,
+                                   10000.0,
+                                   0.0,
+                                   true};
         *info = generic;
         return BICL_SUCCESS;
     }

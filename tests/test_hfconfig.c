@@ -406,13 +406,14 @@ static void test_rope_type_variants(void **state)
     c = parse_ok(LONGROPE_HEAD_SU);
     assert_int_equal(c.type, BICL_ROPE_LONGROPE);
     bicl_rope_config_release(&c);
-    /* transformers 5: the top-level original length wins over rope_scaling's (llama3). */
+    /* transformers 5: a top-level original length is dropped by Llama's config class
+     * (only classes with that attribute, Phi-3's, read it): rope_scaling's counts. */
     c = parse_ok("{\"model_type\": \"llama\", \"head_dim\": 64, \"max_position_embeddings\": "
                  "131072, \"original_max_position_embeddings\": 4096, \"rope_scaling\": "
                  "{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1, "
                  "\"high_freq_factor\": 4, \"original_max_position_embeddings\": 8192}}");
-    assert_int_equal(c.original_max_position_embeddings, 4096);
-    /* ... and without either, max_position_embeddings is the original length. */
+    assert_int_equal(c.original_max_position_embeddings, 8192);
+    /* ... and without it, max_position_embeddings is the original length. */
     c = parse_ok("{\"model_type\": \"llama\", \"head_dim\": 64, \"max_position_embeddings\": "
                  "8192, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
                  "\"low_freq_factor\": 1, \"high_freq_factor\": 4}}");

@@ -199,6 +199,9 @@ def probe(model_type):
     dt = getattr(type(c), "default_theta", 10000.0)
     res["theta"] = float(dt["global"]) if isinstance(dt, dict) else float(dt)
     res["theta_local"] = float(dt["local"]) if isinstance(dt, dict) else 0.0
+    # transformers 5 lets a top-level original_max_position_embeddings override the rope
+    # dict's only where the config class has that attribute (Phi-3); elsewhere it is dropped
+    res["top_original"] = hasattr(c, "original_max_position_embeddings")
     # Which partial-rotary keys does this model type read? Set each to give a width other
     # than the default one and look whether the probe sees it.
     frac = 0.25 if r != d // 4 else 0.5
@@ -255,7 +258,8 @@ def write_table(path, results):
                 " * the model type's own rotary class and apply_rotary_pos_emb on basis vectors. */\n")
         f.write(f'#define BICL_HF_TABLE_TRANSFORMERS "{transformers.__version__}"\n\n')
         f.write("/* BICL_HF_MODEL(model_type, style, honours partial_rotary_factor, rotary_pct, rotary_dim,\n"
-                " *               width_known, default theta, default local theta): width_known is 0 when the\n"
+                " *               width_known, default theta, default local theta, top-level\n"
+                " *               original_max_position_embeddings read): width_known is 0 when the\n"
                 " *               default config rotates a width that none of those keys explains (the model\n"
                 " *               derives it from a key of its own); the thetas apply when config.json has\n"
                 " *               no rope_theta (local: Gemma 3's sliding layers, 0 when the model has none). */\n")
@@ -265,7 +269,7 @@ def write_table(path, results):
             known = int(v["rotary_dim"] == v["head_dim"] or bool(h))
             f.write(f'BICL_HF_MODEL("{mt}", {"BICL_ROPE_GPTJ" if v["style"] == "gptj" else "BICL_ROPE_NEOX"}, '
                     f'{int("partial_rotary_factor" in h)}, {int("rotary_pct" in h)}, {int("rotary_dim" in h)}, '
-                    f'{known}, {v["theta"]!r}, {v["theta_local"]!r})\n')
+                    f'{known}, {v["theta"]!r}, {v["theta_local"]!r}, {int(v["top_original"])})\n')
 
 
 if __name__ == "__main__":
