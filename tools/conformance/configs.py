@@ -53,8 +53,9 @@ CONFIGS = {
                        "rope_theta": 10000.0, "rope_scaling": {"type": "longrope", "long_factor": _lf(48, 1.0, 60.0), "short_factor": _lf(48, 1.0, 3.0)},
                        "_note": "long/short factors: 48 values of Phi-3's range and shape, not its published digits"},
     "phi3_5_mini_su": {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
-                       "rope_theta": 10000.0, "rope_scaling": {"type": "su", "long_factor": _lf(48, 1.05, 50.0), "short_factor": _lf(48, 1.0, 2.5)},
-                       "_note": "the older 'su' spelling; factors of Phi-3.5's range, not its published digits"},
+                       "rope_theta": 10000.0, "rope_scaling": {"type": "su", "long_factor": _lf(48, 1.05, 50.0), "short_factor": _lf(48, 1.0, 2.5),
+                                                                    "original_max_position_embeddings": 4096},
+                       "_note": "the older 'su' spelling (transformers 5 needs original_max_position_embeddings inside rope_scaling for it); factors of Phi-3.5's range, not its published digits"},
     "phi4_mini": {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
                   "partial_rotary_factor": 0.75, "rope_theta": 10000.0,
                   "rope_scaling": {"type": "longrope", "long_factor": _lf(48, 1.0, 40.0), "short_factor": _lf(48, 1.0, 1.0)},
@@ -102,10 +103,11 @@ CONFIGS = {
     "qwen3_v5_form": {"model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128, "max_position_embeddings": 40960,
                       "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"}, "_note": "Qwen3-8B in transformers 5's rope_parameters form"},
     "gemma3_v5_form": {"model_type": "gemma3_text", "hidden_size": 1152, "num_attention_heads": 4, "head_dim": 256, "num_hidden_layers": 26,
-                       "max_position_embeddings": 32768, "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
+                       "max_position_embeddings": 32768,
+                       "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 4 + ["sliding_attention"] * 2,
                        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000.0},
                                            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
-                       "_note": "Gemma-3-1B in transformers 5's per-layer-type form (layer_types shortened to one period)"},
+                       "_note": "Gemma-3-1B in transformers 5's per-layer-type form "},
 }
 
 CASES = []

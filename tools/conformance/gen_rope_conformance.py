@@ -95,6 +95,11 @@ def hf_inv(case, text, mods):
         # create_sinusoidal_positions' own formula (base 10000 is hard-coded there)
         rot = ps.rotary_classes(mods)[0](text)
         return 1.0 / (10000 ** (torch.arange(0, dim, 2, dtype=torch.int64) / dim)), 1.0, rot
+    if text.model_type == "phimoe" and rtype != "default":
+        # Phimoe's forward scales by short_mscale / long_mscale, not attention_scaling
+        longer = (seq_len or 0) > rp["original_max_position_embeddings"]
+        inv, _ = ROPE_INIT_FUNCTIONS[rtype](text, None, seq_len=seq_len)
+        return inv, rp["long_mscale" if longer else "short_mscale"], None
     if seq_len is not None:
         inv, attn = ROPE_INIT_FUNCTIONS[rtype](text, None, seq_len=seq_len)
         return inv, attn, None
@@ -256,6 +261,8 @@ def one_case(case):
         inv_cr, _, _ = hf_inv(case, text, mods)
     rp = text.rope_parameters[lt] if lt else getattr(text, "rope_parameters", None)
     inv_x, attn_x = exact_inv(dict(rp or {}), r, text, seq_len)
+    if text.model_type == "phimoe":
+        attn_x = M(attn)
     return {
         "name": name, "layer_type": lt, "seq_len": seq_len or 0,
         "model_type": text.model_type, "rope_type": (rp or {}).get("rope_type", "default"),
