@@ -34,9 +34,12 @@ typedef enum bicl_rope_angle_mode {
     /* angle = pos * inv_freq exactly (double-double), cos/sin correctly rounded to f32
      * (times the attention scaling, in double, before that one rounding). Default. */
     BICL_ROPE_ANGLE_EXACT = 0,
-    /* HF's float32 pipeline: inv_freq and pos rounded to f32, their product rounded to
+    /* HF's float32 pipeline: inv_freq computed by transformers' float32 steps (with a
+     * correctly rounded pow, docs/rope.md), pos rounded to f32, their product rounded to
      * f32, then cos/sin of that f32 angle (correctly rounded), times the attention
-     * scaling in f32. Matches HF up to HF's own cos/sin rounding. */
+     * scaling in f32. inv_freq equals transformers' bits except where torch's
+     * vectorised powf misrounds (0-2 entries per model in tests/test_rope_conformance.c);
+     * the rest of the difference from HF is HF's own cos/sin rounding. */
     BICL_ROPE_ANGLE_HF = 1
 } bicl_rope_angle_mode;
 
