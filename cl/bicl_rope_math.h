@@ -30,6 +30,8 @@
  * linear:               inv_i = base_i / F;                   attn = 1
  * llama3:               wl_i = 2pi / base_i
  *                       wl_lo = L0 / low_freq_factor,  wl_hi = L0 / high_freq_factor
+ *                       (high_freq_factor >= low_freq_factor; equal ones leave no
+ *                       middle band: Llama-4-Scout)
  *                       wl_i < wl_hi:   inv_i = base_i
  *                       wl_i > wl_lo:   inv_i = base_i / F
  *                       otherwise:      s = (L0 / wl_i - low_freq_factor)
@@ -141,7 +143,7 @@ typedef struct {
     bicl_rope_scaling scaling; /* rope_type */
     double factor;             /* linear/llama3/dynamic_ntk: > 0; yarn/longrope: 0 = derive */
     double low_freq_factor;    /* llama3 */
-    double high_freq_factor;   /* llama3: > low_freq_factor */
+    double high_freq_factor;   /* llama3: >= low_freq_factor */
     bicl_i64 original_max_position_embeddings; /* llama3, yarn, longrope (L0) */
     bicl_i64 max_position_embeddings;          /* dynamic_ntk; factor derivation (Lmax) */
     double beta_fast;                          /* yarn: 0 = 32 */
@@ -161,7 +163,7 @@ typedef struct {
 #define BICL_ROPE_PARAMS_BAD_THETA        2 /* theta not finite or <= 0 (<= 1 for yarn) */
 #define BICL_ROPE_PARAMS_BAD_SCALING      3 /* unknown scaling type */
 #define BICL_ROPE_PARAMS_BAD_FACTOR       4 /* factor not finite, <= 0 where required */
-#define BICL_ROPE_PARAMS_BAD_FREQ_FACTORS 5 /* llama3 low/high_freq_factor */
+#define BICL_ROPE_PARAMS_BAD_FREQ_FACTORS 5 /* llama3 low/high_freq_factor (high < low) */
 #define BICL_ROPE_PARAMS_BAD_MAX_POS      6 /* original/max positions missing or <= 0 */
 #define BICL_ROPE_PARAMS_BAD_YARN         7 /* beta, mscale or attention_factor */
 #define BICL_ROPE_PARAMS_BAD_SEQ_LEN      8 /* seq_len < 0 */
@@ -269,7 +271,7 @@ BICL_FN int bicl_rope_freq_params_check(const bicl_rope_freq_params *p)
         }
         if (!bicl_rope_pos_finite(p->low_freq_factor) ||
             !bicl_rope_pos_finite(p->high_freq_factor) ||
-            !(p->high_freq_factor > p->low_freq_factor)) {
+            !(p->high_freq_factor >= p->low_freq_factor)) {
             return BICL_ROPE_PARAMS_BAD_FREQ_FACTORS;
         }
     }
@@ -430,6 +432,11 @@ BICL_FN bicl_dd bicl_rope_llama3_weight(const bicl_rope_freq_params *p, bicl_dd 
     if (bicl_dd_lt(bicl_dd_div_d(l0, p->low_freq_factor), wl)) {
         return bicl_dd_div(bicl_rope_dd(1.0), bicl_rope_dd(f));
     }
+    /* wl is exactly L0 / low_freq_factor == L0 / high_freq_factor (equal factors, as
+     * Llama-4-Scout's): no band between them (HF would divide 0 by 0 here); keep base. */
+    if (p->high_freq_factor == p->low_freq_factor) {
+        return bicl_rope_dd(1.0);
+    }
     /* s = (L0 / wl - low) / (high - low) */
     bicl_dd num = bicl_dd_sub(bicl_dd_div(l0, wl), bicl_rope_dd(p->low_freq_factor));
     bicl_dd s = bicl_dd_div(num, bicl_dd_two_sum(p->high_freq_factor, -p->low_freq_factor));
@@ -473,6 +480,144 @@ BICL_FN double bicl_rope_inv_freq(const bicl_rope_freq_params *p, bicl_i32 i)
         inv = bicl_dd_div_d(base, use_long ? p->long_factor[i] : p->short_factor[i]);
     }
     return inv.hi + inv.lo;
+}
+
+/* ------------------------------------------ HF's float32 inv_freq (hf mode) */
+/* transformers 5 computes inv_freq in float32 torch tensors with Python doubles as
+ * scalars; the hf angle mode reproduces that arithmetic step by step (every step below
+ * is one IEEE operation in the type written, so the result is deterministic), with one
+ * difference: torch's float32 `base ** exponent` is Sleef's vectorised powf (1 ulp) on
+ * most of the tensor, bicl's is correctly rounded (bicl_rope_powf). Python's math.log,
+ * ** on doubles and the like are taken as correctly rounded (glibc's are, on every
+ * value the suite meets). A Python float used with a float32 tensor is rounded to
+ * float32 first (torch's wrapped scalars): that is what RN32 marks. */
+
+/* Round a double-double (positive, normal in float) to the nearest float, ties to even:
+ * (float)hi rounds hi, and lo decides only when hi sits on a midpoint. */
+BICL_FN float bicl_rope_dd_to_f32(bicl_dd r)
+{
+    float f = bicl_f64_to_f32_rte(r.hi);
+    double t = (r.hi - (double)f) + r.lo; /* r - f, exact to the last bits */
+    bicl_u32 u = bicl_f32_as_u32(f);
+    double h = ((double)bicl_u32_as_f32(u + 1u) - (double)f) * 0.5;
+    if (t > h || (t == h && (u & 1u) != 0u)) {
+        return bicl_u32_as_f32(u + 1u);
+    }
+    h = ((double)f - (double)bicl_u32_as_f32(u - 1u)) * 0.5;
+    if (-t > h || (-t == h && (u & 1u) != 0u)) {
+        return bicl_u32_as_f32(u - 1u);
+    }
+    return f;
+}
+
+/* b^e for float b > 0, rounded once to float: exp(e ln b) in double-double (relative
+ * error ~2^-57 before the rounding, so it is the correctly rounded powf except within
+ * ~2^-33 ulp of a midpoint; the conformance test holds it to transformers' bits). */
+BICL_FN float bicl_rope_powf(float b, float e)
+{
+    bicl_dd l = bicl_dd_mul_d(bicl_log_dd((double)b), (double)e);
+    return bicl_rope_dd_to_f32(bicl_exp_dd_dd(l));
+}
+
+/* Python's math.log, taken as correctly rounded. */
+BICL_FN double bicl_rope_log_py(double x)
+{
+    bicl_dd l = bicl_log_dd(x);
+    return l.hi + l.lo;
+}
+
+/* HF's find_correction_dim in Python doubles:
+ * (dim * log(L0 / (n * 2 * pi))) / (2 * log(base)). */
+BICL_FN double bicl_rope_yarn_corr_dim_py(const bicl_rope_freq_params *p, double n)
+{
+    double l0 = bicl_rope_yarn_original_len(p);
+    double num = (double)p->rotary_dim * bicl_rope_log_py(l0 / ((n * 2.0) * BICL_TWO_PI * 0.5));
+    return num / (2.0 * bicl_rope_log_py(p->theta));
+}
+
+/* The exponent RN32(2i) / RN32(d) and theta^exponent in float, as every type starts. */
+BICL_FN float bicl_rope_pos_freq_f32(double theta, bicl_i32 i, bicl_i32 d)
+{
+    float e = (float)(2 * i) / (float)d;
+    return bicl_rope_powf(bicl_f64_to_f32_rte(theta), e);
+}
+
+/* dynamic NTK's new base, in Python doubles:
+ * base * ((F * L / Lmax) - (F - 1)) ** (d / (d - 2)). */
+BICL_FN double bicl_rope_dynamic_base_py(const bicl_rope_freq_params *p)
+{
+    double lmax = (double)p->max_position_embeddings;
+    double len =
+        (double)(p->seq_len > p->max_position_embeddings ? p->seq_len : p->max_position_embeddings);
+    double g = ((p->factor * len) / lmax) - (p->factor - 1.0);
+    double y = (double)p->rotary_dim / (double)(p->rotary_dim - 2);
+    bicl_dd r = bicl_exp_dd_dd(bicl_dd_mul_d(bicl_log_dd(g), y));
+    return p->theta * (r.hi + r.lo);
+}
+
+/* llama3 in float32 (modeling_rope_utils._compute_llama3_parameters). */
+BICL_FN float bicl_rope_llama3_f32(const bicl_rope_freq_params *p, float inv)
+{
+    double l0 = (double)p->original_max_position_embeddings;
+    float f = bicl_f64_to_f32_rte(p->factor);
+    float lo = bicl_f64_to_f32_rte(p->low_freq_factor);
+    float wl_lo = bicl_f64_to_f32_rte(l0 / p->low_freq_factor);
+    float wl_hi = bicl_f64_to_f32_rte(l0 / p->high_freq_factor);
+    float wl = bicl_f64_to_f32_rte(BICL_TWO_PI) / inv;
+    float llama = wl > wl_lo ? inv / f : inv;
+    if (wl < wl_hi || wl > wl_lo) {
+        return llama;
+    }
+    float s = (bicl_f64_to_f32_rte(l0) / wl - lo) /
+              bicl_f64_to_f32_rte(p->high_freq_factor - p->low_freq_factor);
+    return (1.0f - s) * llama / f + s * llama;
+}
+
+/* yarn in float32 (modeling_rope_utils._compute_yarn_parameters). */
+BICL_FN float bicl_rope_yarn_f32(const bicl_rope_freq_params *p, bicl_i32 i, float pos, double f)
+{
+    float extrap = 1.0f / pos;
+    float interp = 1.0f / (bicl_f64_to_f32_rte(f) * pos);
+    double low = bicl_rope_yarn_corr_dim_py(p, p->beta_fast != 0.0 ? p->beta_fast : 32.0);
+    double high = bicl_rope_yarn_corr_dim_py(p, p->beta_slow != 0.0 ? p->beta_slow : 1.0);
+    if (p->truncate != 0) {
+        low = bicl_floor_d(low);
+        high = bicl_ceil_d(high);
+    }
+    low = low > 0.0 ? low : 0.0;
+    high = high < (double)(p->rotary_dim - 1) ? high : (double)(p->rotary_dim - 1);
+    if (low == high) {
+        high += 0.001;
+    }
+    float ramp = ((float)i - bicl_f64_to_f32_rte(low)) / bicl_f64_to_f32_rte(high - low);
+    ramp = ramp < 0.0f ? 0.0f : (ramp > 1.0f ? 1.0f : ramp);
+    float ext = 1.0f - ramp;
+    return interp * (1.0f - ext) + extrap * ext;
+}
+
+/* inv_freq[i] as transformers computes it in float32 (see above). */
+BICL_FN float bicl_rope_inv_freq_hf(const bicl_rope_freq_params *p, bicl_i32 i)
+{
+    bicl_rope_scaling t = p->scaling;
+    bicl_i32 d = p->rotary_dim;
+    double theta = t == BICL_ROPE_SCALING_DYNAMIC_NTK ? bicl_rope_dynamic_base_py(p) : p->theta;
+    float pos = bicl_rope_pos_freq_f32(theta, i, d);
+    if (t == BICL_ROPE_SCALING_YARN) {
+        return bicl_rope_yarn_f32(p, i, pos, bicl_rope_effective_factor(p));
+    }
+    if (t == BICL_ROPE_SCALING_LONGROPE) {
+        int use_long = p->seq_len > p->original_max_position_embeddings;
+        double ext = use_long ? p->long_factor[i] : p->short_factor[i];
+        return 1.0f / (bicl_f64_to_f32_rte(ext) * pos);
+    }
+    float inv = 1.0f / pos;
+    if (t == BICL_ROPE_SCALING_LINEAR) {
+        return inv / bicl_f64_to_f32_rte(p->factor);
+    }
+    if (t == BICL_ROPE_SCALING_LLAMA3) {
+        return bicl_rope_llama3_f32(p, inv);
+    }
+    return inv;
 }
 
 /* --------------------------------------------------------------- cos / sin */

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,17 +146,6 @@ static bicl_status need_positive(hf_obj o, const char *key, double *out)
 
 /* ------------------------------------------------------------- the model */
 
-/* Model types whose attention rotates interleaved pairs (2i, 2i+1): GPT-J's
- * rotate_every_two, which CodeGen copies, and Cohere's rotate_half. */
-static bicl_rope_style style_for(const char *model_type)
-{
-    static const char *const interleaved[] = {"gptj", "codegen", "cohere", "cohere2"};
-    for (size_t i = 0; model_type && i < sizeof interleaved / sizeof interleaved[0]; ++i)
-        if (strcmp(model_type, interleaved[i]) == 0)
-            return BICL_ROPE_GPTJ;
-    return BICL_ROPE_NEOX;
-}
-
 /* First of several keys (HF's attribute aliases, e.g. n_embd for hidden_size). */
 static bicl_status get_int_alias(hf_obj o, const char *k1, const char *k2, int *out, bool *found)
 {
@@ -188,19 +178,59 @@ static bicl_status read_head_dim(hf_obj m, int *head_dim)
     return BICL_SUCCESS;
 }
 
+/* What transformers' code for one model type does with a config: the pair style its
+ * apply_rotary_pos_emb rotates, which partial-rotary keys its rotary class reads, and its
+ * default rope_theta. Generated from transformers itself (src/hf_rope_table.h,
+ * tools/conformance/probe_styles.py); an engine's explicit style uses `generic`. */
+typedef struct hf_model_info {
+    const char *model_type;
+    bicl_rope_style style;
+    bool partial, pct, rdim; /* partial_rotary_factor, rotary_pct, rotary_dim are read */
+    bool width_known;        /* false: the width comes from a key of the model's own */
+    double theta, theta_local;
+    bool top_original; /* a top-level original_max_position_embeddings is read (Phi-3) */
+} hf_model_info;
+
+static const hf_model_info hf_models[] = {
+#define BICL_HF_MODEL(mt, st, a, b, c, k, t, tl, top) {mt, st, a, b, c, k, t, tl, top},
+#include "hf_rope_table.h"
+#undef BICL_HF_MODEL
+};
+
+static const hf_model_info *model_info(const char *model_type)
+{
+    for (size_t i = 0; model_type && i < sizeof hf_models / sizeof hf_models[0]; ++i)
+        if (strcmp(hf_models[i].model_type, model_type) == 0)
+            return &hf_models[i];
+    return NULL;
+}
+
 /* The rotary width as HF derives it: rotary_dim (GPT-J, CodeGen), else head_dim *
  * partial_rotary_factor, else head_dim * rotary_pct (GPT-NeoX), truncated as Python's
- * int() does; else head_dim. *key gets the key it came from (NULL for head_dim). */
-static bicl_status find_rotary_dim(hf_obj m, hf_obj rope, int head_dim, int *rotary_dim,
-                                   hf_obj *from, const char **key)
+ * int() does; else head_dim. Only the keys the model type reads count; a key it does not
+ * read is refused, since transformers would rotate another width than the key says.
+ * *key gets the key it came from (NULL for head_dim). */
+static bicl_status find_rotary_dim(hf_obj m, hf_obj rope, const hf_model_info *info, int head_dim,
+                                   int *rotary_dim, hf_obj *from, const char **key)
 {
     bool found = false;
     *from = m;
     *key = "rotary_dim";
-    bicl_status st = get_int(m, *key, 1, rotary_dim, &found);
-    if (st != BICL_SUCCESS || found)
+    int rd = 0;
+    bicl_status st = get_int(m, *key, 1, &rd, &found);
+    if (st != BICL_SUCCESS)
         return st;
+    if (found && !info->rdim)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "config.json: %srotary_dim is not read by transformers' %s: its rotary "
+                         "width would not be what the key says",
+                         m.prefix, info->model_type);
+    if (found) {
+        *rotary_dim = rd;
+        return BICL_SUCCESS;
+    }
     static const char *const keys[] = {"partial_rotary_factor", "rotary_pct"};
+    const bool reads[] = {info->partial, info->pct};
     for (size_t i = 0; i < 2; ++i) {
         hf_obj where[2] = {rope, m};
         for (size_t w = 0; w < 2; ++w) {
@@ -214,6 +244,12 @@ static bicl_status find_rotary_dim(hf_obj m, hf_obj rope, int head_dim, int *rot
                 continue;
             if (f > 1.0)
                 return bad(where[w], keys[i], "must be in (0, 1]");
+            /* 1.0 rotates the whole head whether the key is read or not. */
+            if (!reads[i] && f != 1.0)
+                return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                                 "config.json: %s%s is not read by transformers' %s: its rotary "
+                                 "width would not be what the key says",
+                                 where[w].prefix, keys[i], info->model_type);
             *rotary_dim = (int)((double)head_dim * f);
             return BICL_SUCCESS;
         }
@@ -224,11 +260,12 @@ static bicl_status find_rotary_dim(hf_obj m, hf_obj rope, int head_dim, int *rot
 }
 
 /* The rotary width, checked here so that the message names the HF key. */
-static bicl_status read_rotary_dim(hf_obj m, hf_obj rope, int head_dim, int *rotary_dim)
+static bicl_status read_rotary_dim(hf_obj m, hf_obj rope, const hf_model_info *info, int head_dim,
+                                   int *rotary_dim)
 {
     hf_obj from = m;
     const char *key = NULL;
-    bicl_status st = find_rotary_dim(m, rope, head_dim, rotary_dim, &from, &key);
+    bicl_status st = find_rotary_dim(m, rope, info, head_dim, rotary_dim, &from, &key);
     if (st != BICL_SUCCESS)
         return st;
     if (*rotary_dim >= 2 && *rotary_dim % 2 == 0 && *rotary_dim <= head_dim)
@@ -240,10 +277,12 @@ static bicl_status read_rotary_dim(hf_obj m, hf_obj rope, int head_dim, int *rot
 }
 
 /* rope_theta (in rope_parameters for transformers >= 5, else top level), else
- * GPT-NeoX's rotary_emb_base, else HF's default 10000. */
-static bicl_status read_theta(hf_obj m, hf_obj rope, double *theta)
+ * GPT-NeoX's rotary_emb_base, else the model type's default (config class's
+ * default_theta: 10000 for most, 1e6 for Gemma 3's global layers). */
+static bicl_status read_theta(hf_obj m, hf_obj rope, double fallback, double *theta)
 {
     bool found = false;
+    *theta = fallback;
     bicl_status st = get_positive(rope, "rope_theta", false, theta, &found);
     if (st == BICL_SUCCESS && !found)
         st = get_positive(m, "rope_theta", false, theta, &found);
@@ -254,7 +293,31 @@ static bicl_status read_theta(hf_obj m, hf_obj rope, double *theta)
 
 /* ------------------------------------------------------------ rope_scaling */
 
-static bicl_status rope_type(hf_obj rope, bicl_rope_type *type)
+/* What the reading of one layer type's RoPE needs besides the rope object. */
+typedef struct hf_scope {
+    hf_obj m;                  /* the language model: top level or text_config */
+    const hf_model_info *info; /* from the table, or the engine's explicit style */
+    bool nested;               /* rope_parameters per layer type: no top-level overrides */
+} hf_scope;
+
+/* rope_type names a model type's config class renames before transformers reads them:
+ * Qwen2-VL's "mrope" is plain RoPE for text-only positions (every axis gets the same
+ * id), Phi-3's "su" (and "yarn") are longrope. Anywhere else they stay unknown. */
+static const struct {
+    const char *model_type, *name;
+    bicl_rope_type type;
+} rope_aliases[] = {
+    {"qwen2_vl", "mrope", BICL_ROPE_DEFAULT},
+    {"qwen2_vl_text", "mrope", BICL_ROPE_DEFAULT},
+    {"qwen2_5_vl", "mrope", BICL_ROPE_DEFAULT},
+    {"qwen2_5_vl_text", "mrope", BICL_ROPE_DEFAULT},
+    {"phi3", "su", BICL_ROPE_LONGROPE},
+    {"phi3", "yarn", BICL_ROPE_LONGROPE},
+    {"phi4_multimodal", "su", BICL_ROPE_LONGROPE},
+    {"phi4_multimodal", "yarn", BICL_ROPE_LONGROPE},
+};
+
+static bicl_status rope_type(hf_obj rope, const hf_model_info *info, bicl_rope_type *type)
 {
     static const struct {
         const char *name;
@@ -264,13 +327,27 @@ static bicl_status rope_type(hf_obj rope, bicl_rope_type *type)
         {"llama3", BICL_ROPE_LLAMA3},       {"yarn", BICL_ROPE_YARN},
         {"dynamic", BICL_ROPE_DYNAMIC_NTK}, {"longrope", BICL_ROPE_LONGROPE},
     };
-    /* HF reads rope_type and falls back to the older key type. */
+    /* HF reads rope_type and falls back to the older key type; a rope_parameters dict
+     * without either (transformers 5 writes rope_theta alone) is "default". */
     const char *key = item(rope, "rope_type") ? "rope_type" : "type";
     const cJSON *it = item(rope, key);
-    if (!it)
-        return bad(rope, "rope_type", "is missing");
+    if (!it) {
+        /* transformers 5 would then silently ignore a scaling key: refuse that. */
+        for (const cJSON *k = rope.json ? rope.json->child : NULL; k; k = k->next)
+            if (strcmp(k->string, "rope_theta") != 0 &&
+                strcmp(k->string, "partial_rotary_factor") != 0 && !cJSON_IsNull(k))
+                return bad(rope, "rope_type", "is missing");
+        *type = BICL_ROPE_DEFAULT;
+        return BICL_SUCCESS;
+    }
     if (!cJSON_IsString(it))
         return bad(rope, key, "must be a string");
+    for (size_t i = 0; i < sizeof rope_aliases / sizeof rope_aliases[0]; ++i)
+        if (strcmp(info->model_type, rope_aliases[i].model_type) == 0 &&
+            strcmp(it->valuestring, rope_aliases[i].name) == 0) {
+            *type = rope_aliases[i].type;
+            return BICL_SUCCESS;
+        }
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(it->valuestring, names[i].name) == 0) {
             *type = names[i].type;
@@ -278,29 +355,50 @@ static bicl_status rope_type(hf_obj rope, bicl_rope_type *type)
         }
     return bicl_fail(BICL_ERR_INVALID_CONFIG,
                      "config.json: %s%s \"%.64s\" is not supported (default, linear, llama3, "
-                     "yarn, dynamic, longrope)",
+                     "yarn, dynamic, longrope; mrope for Qwen2-VL, su for Phi-3)",
                      rope.prefix, key, it->valuestring);
 }
 
-static bicl_status read_llama3(hf_obj rope, bicl_rope_config *c)
+/* transformers 5's original length for llama3, yarn and longrope: a top-level
+ * original_max_position_embeddings wins where the model type's config class has that
+ * attribute (Phi-3; the table's top_original; never for per-layer-type rope_parameters;
+ * other classes drop the key), then the rope dict's own, then max_position_embeddings. */
+static bicl_status read_original_len(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
 {
     bool found = false;
+    bicl_status st = BICL_SUCCESS;
+    const char *key = "original_max_position_embeddings";
+    if (!sc->nested && sc->info->top_original)
+        st = get_int(sc->m, key, 1, &c->original_max_position_embeddings, &found);
+    if (st == BICL_SUCCESS && !found)
+        st = get_int(rope, key, 1, &c->original_max_position_embeddings, &found);
+    if (st != BICL_SUCCESS || found)
+        return st;
+    if (c->max_position_embeddings <= 0)
+        return bad(rope, key,
+                   "is required by this rope_type (and max_position_embeddings is "
+                   "absent)");
+    c->original_max_position_embeddings = c->max_position_embeddings;
+    return BICL_SUCCESS;
+}
+
+/* llama3: factor, low/high_freq_factor required. high == low is accepted as transformers
+ * does (Llama-4-Scout): every wavelength is then either kept or divided by factor. */
+static bicl_status read_llama3(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
+{
     bicl_status st = need_positive(rope, "factor", &c->factor);
     if (st == BICL_SUCCESS)
         st = need_positive(rope, "low_freq_factor", &c->low_freq_factor);
     if (st == BICL_SUCCESS)
         st = need_positive(rope, "high_freq_factor", &c->high_freq_factor);
-    if (st == BICL_SUCCESS && !(c->high_freq_factor > c->low_freq_factor))
-        return bad(rope, "high_freq_factor", "must be > low_freq_factor");
+    if (st == BICL_SUCCESS && !(c->high_freq_factor >= c->low_freq_factor))
+        return bad(rope, "high_freq_factor", "must be >= low_freq_factor");
     if (st == BICL_SUCCESS)
-        st = get_int(rope, "original_max_position_embeddings", 1,
-                     &c->original_max_position_embeddings, &found);
-    if (st == BICL_SUCCESS && !found)
-        return bad(rope, "original_max_position_embeddings", "is required by this rope_type");
+        st = read_original_len(sc, rope, c);
     return st;
 }
 
-static bicl_status read_yarn(hf_obj rope, bicl_rope_config *c)
+static bicl_status read_yarn(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
 {
     bool found = false;
     bicl_status st = need_positive(rope, "factor", &c->factor);
@@ -314,9 +412,10 @@ static bicl_status read_yarn(hf_obj rope, bicl_rope_config *c)
     /* An explicit 0 would scale cos/sin to zero in HF; bicl reads 0 as "derive". */
     if (st == BICL_SUCCESS)
         st = get_positive(rope, "attention_factor", false, &c->attention_factor, &found);
-    if (st == BICL_SUCCESS)
-        st = get_int(rope, "original_max_position_embeddings", 1,
-                     &c->original_max_position_embeddings, &found);
+    if (st == BICL_SUCCESS &&
+        ((sc->info->top_original && item(sc->m, "original_max_position_embeddings")) ||
+         item(rope, "original_max_position_embeddings") || c->max_position_embeddings > 0))
+        st = read_original_len(sc, rope, c);
     if (st != BICL_SUCCESS)
         return st;
     const cJSON *t = item(rope, "truncate");
@@ -350,7 +449,14 @@ static bicl_status read_factor_array(hf_obj rope, const char *key, int n, const 
                              "config.json: %s%s[%d] must be a finite number > 0", rope.prefix, key,
                              i);
         }
-        v[i] = e->valuedouble;
+        /* HF holds them as float32 (torch.tensor(..., dtype=torch.float32)). */
+        v[i] = (double)(float)e->valuedouble;
+        if (!isfinite(v[i]) || !(v[i] > 0.0)) {
+            free(v);
+            return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                             "config.json: %s%s[%d] is not a finite number > 0 in float32",
+                             rope.prefix, key, i);
+        }
     }
     if (!owned_add(v)) {
         free(v);
@@ -360,12 +466,30 @@ static bicl_status read_factor_array(hf_obj rope, const char *key, int n, const 
     return BICL_SUCCESS;
 }
 
-/* HF's longrope: when the model (Phi-3) carries original_max_position_embeddings at the
- * top level, factor is max_position_embeddings / that (bicl derives it from factor 0);
- * otherwise the original length is max_position_embeddings and factor is as given. */
-static bicl_status read_longrope(hf_obj m, hf_obj rope, bicl_rope_config *c)
+/* Phi-3.5-MoE scales cos/sin by short_mscale or long_mscale (picked by the batch's
+ * length) instead of longrope's attention factor. Equal ones (as published) are one
+ * attention_factor; different ones would make the scaling depend on the batch. */
+static bicl_status read_phimoe_mscale(hf_obj rope, bicl_rope_config *c)
 {
-    bool found = false, top = false;
+    double s = 0.0, l = 0.0;
+    bicl_status st = need_positive(rope, "short_mscale", &s);
+    if (st == BICL_SUCCESS)
+        st = need_positive(rope, "long_mscale", &l);
+    if (st == BICL_SUCCESS && s != l)
+        return bad(rope, "long_mscale",
+                   "differs from short_mscale: transformers picks one by the batch's length; set "
+                   "attention_factor per sequence by hand");
+    if (st == BICL_SUCCESS)
+        c->attention_factor = s;
+    return st;
+}
+
+/* longrope: both factor arrays required; the original length by transformers 5's
+ * precedence (read_original_len); an explicit factor is used as given, else it is
+ * max_position_embeddings / original (bicl: factor 0 = derive). */
+static bicl_status read_longrope(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
+{
+    bool found = false;
     int half = c->rotary_dim / 2;
     bicl_status st = read_factor_array(rope, "long_factor", half, &c->long_factor);
     if (st == BICL_SUCCESS)
@@ -375,44 +499,41 @@ static bicl_status read_longrope(hf_obj m, hf_obj rope, bicl_rope_config *c)
     if (st == BICL_SUCCESS)
         st = get_positive(rope, "attention_factor", false, &c->attention_factor, &found);
     if (st == BICL_SUCCESS)
-        st = get_int(m, "original_max_position_embeddings", 1, &c->original_max_position_embeddings,
-                     &top);
-    if (st == BICL_SUCCESS && !top)
-        st = get_int(rope, "original_max_position_embeddings", 1,
-                     &c->original_max_position_embeddings, &found);
-    if (st != BICL_SUCCESS)
-        return st;
-    if (top) {
-        c->factor = 0.0;
-    } else if (!found) {
-        c->original_max_position_embeddings = c->max_position_embeddings;
-        if (c->original_max_position_embeddings <= 0)
-            return bad(m, "max_position_embeddings", "is required by longrope");
-        if (c->factor == 0.0)
-            c->factor = 1.0;
-    }
-    return BICL_SUCCESS;
+        st = read_original_len(sc, rope, c);
+    if (st == BICL_SUCCESS && strcmp(sc->info->model_type, "phimoe") == 0)
+        st = read_phimoe_mscale(rope, c);
+    if (st == BICL_SUCCESS && c->factor == 0.0 && c->max_position_embeddings <= 0)
+        return bad(sc->m, "max_position_embeddings", "is required by longrope without factor");
+    return st;
 }
 
-static bicl_status read_scaling(hf_obj m, hf_obj rope, bicl_rope_config *c)
+static bicl_status read_scaling(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
 {
-    bicl_status st = rope_type(rope, &c->type);
+    bicl_status st = rope_type(rope, sc->info, &c->type);
     if (st != BICL_SUCCESS)
         return st;
+    /* Phi-3's config renames "su" to longrope only after transformers has filled in the
+     * longrope keys, so transformers 5 refuses an "su" dict without its own original
+     * length (KeyError): refuse it too. */
+    const cJSON *t = item(rope, "rope_type") ? item(rope, "rope_type") : item(rope, "type");
+    if (c->type == BICL_ROPE_LONGROPE && strcmp(t->valuestring, "longrope") != 0 &&
+        !item(rope, "original_max_position_embeddings"))
+        return bad(rope, "original_max_position_embeddings",
+                   "is required with this rope_type (transformers 5 refuses it without)");
     switch (c->type) {
     case BICL_ROPE_LINEAR:
         return need_positive(rope, "factor", &c->factor);
     case BICL_ROPE_DYNAMIC_NTK:
         st = need_positive(rope, "factor", &c->factor);
         if (st == BICL_SUCCESS && c->max_position_embeddings <= 0)
-            return bad(m, "max_position_embeddings", "is required by dynamic");
+            return bad(sc->m, "max_position_embeddings", "is required by dynamic");
         return st;
     case BICL_ROPE_LLAMA3:
-        return read_llama3(rope, c);
+        return read_llama3(sc, rope, c);
     case BICL_ROPE_YARN:
-        return read_yarn(rope, c);
+        return read_yarn(sc, rope, c);
     case BICL_ROPE_LONGROPE:
-        return read_longrope(m, rope, c);
+        return read_longrope(sc, rope, c);
     default:
         return BICL_SUCCESS;
     }
@@ -439,27 +560,16 @@ static bicl_status parse(const char *text, cJSON **out)
                      line, col);
 }
 
-/* The object holding the model's rope fields and the rope_scaling object (either may
- * be a sub-object: text_config for multimodal models, rope_parameters in
- * transformers >= 5). */
-static bicl_status locate(const cJSON *root, hf_obj *model, hf_obj *rope)
+/* The language model's object: text_config for multimodal models, else the top level. */
+static bicl_status locate(const cJSON *root, hf_obj *top, hf_obj *model)
 {
     if (!cJSON_IsObject(root))
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "config.json: the top level must be an object");
-    hf_obj top = {root, ""};
-    const cJSON *text = item(top, "text_config");
+    *top = (hf_obj){root, ""};
+    const cJSON *text = item(*top, "text_config");
     if (text && !cJSON_IsObject(text))
-        return bad(top, "text_config", "must be an object");
-    *model = text ? (hf_obj){text, "text_config."} : top;
-    const char *key = item(*model, "rope_scaling") ? "rope_scaling" : "rope_parameters";
-    const cJSON *r = item(*model, key);
-    if (r && !cJSON_IsObject(r))
-        return bad(*model, key, "must be an object or null");
-    rope->json = r;
-    rope->prefix = strcmp(key, "rope_scaling") == 0 ? "rope_scaling." : "rope_parameters.";
-    if (text)
-        rope->prefix = strcmp(key, "rope_scaling") == 0 ? "text_config.rope_scaling."
-                                                        : "text_config.rope_parameters.";
+        return bad(*top, "text_config", "must be an object");
+    *model = text ? (hf_obj){text, "text_config."} : *top;
     return BICL_SUCCESS;
 }
 
@@ -484,52 +594,394 @@ static bicl_status check_rope_model(hf_obj m)
     return BICL_SUCCESS;
 }
 
-static bicl_status fill(hf_obj m, hf_obj rope, bicl_rope_config *c)
+/* The model type's entry: text_config's model_type, else the top level's (Llama 4's
+ * "llama4" wraps "llama4_text"); the engine's explicit style replaces the table. */
+static bicl_status find_model(hf_obj top, hf_obj m, const bicl_rope_hf_options *opt,
+                              hf_model_info *generic, const hf_model_info **info)
 {
+    const cJSON *mt[2] = {item(m, "model_type"), item(top, "model_type")};
+    hf_obj where[2] = {m, top};
+    const char *name = NULL;
+    for (int i = 0; i < 2; ++i) {
+        if (mt[i] && !cJSON_IsString(mt[i]))
+            return bad(where[i], "model_type", "must be a string");
+        if (!name && mt[i])
+            name = mt[i]->valuestring;
+        if (mt[i] && !*info)
+            *info = model_info(mt[i]->valuestring);
+    }
+    if (opt->explicit_style) {
+        *generic = (hf_model_info){name ? name : "(explicit style)",
+                                   opt->style,
+                                   true,
+                                   true,
+                                   true,
+                                   true,
+                                   10000.0,
+                                   0.0,
+                                   true};
+        *info = generic;
+        return BICL_SUCCESS;
+    }
+    if (!name)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "config.json: model_type is missing: the pair style cannot be known (pass "
+                         "it with bicl_rope_config_from_hf_json_ex, explicit_style)");
+    if (!*info)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "config.json: model_type \"%.64s\" is not a RoPE model type of "
+                         "transformers " BICL_HF_TABLE_TRANSFORMERS
+                         " that bicl knows: its pair style would be a guess (pass it with "
+                         "bicl_rope_config_from_hf_json_ex, explicit_style)",
+                         name);
+    if (!(*info)->width_known)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "config.json: model_type \"%s\" derives its rotary width from keys of its "
+                         "own: not supported (set the config by hand)",
+                         (*info)->model_type);
+    return BICL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ layer types */
+
+enum { MAX_LAYER_TYPES = 16, LAYER_TYPE_CHARS = 64 };
+
+/* Everything the reading of a config needs, found once per call. */
+typedef struct hf_doc {
+    hf_obj top, m;
+    hf_scope sc;
+    hf_model_info generic;
+    hf_obj flat;         /* rope_scaling / rope_parameters when not per layer type */
+    const cJSON *nested; /* rope_parameters keyed by layer type, or NULL */
+    bool gemma_local;    /* Gemma 3 family: sliding layers use rope_local_base_freq */
+    int n_types;
+    char types[MAX_LAYER_TYPES][LAYER_TYPE_CHARS];
+    char prefix[LAYER_TYPE_CHARS + 48];
+} hf_doc;
+
+static bool has_type(const hf_doc *d, const char *t)
+{
+    for (int i = 0; i < d->n_types; ++i)
+        if (strcmp(d->types[i], t) == 0)
+            return true;
+    return false;
+}
+
+static bicl_status add_type(hf_doc *d, hf_obj where, const char *key, const char *t)
+{
+    if (has_type(d, t))
+        return BICL_SUCCESS;
+    if (strlen(t) >= LAYER_TYPE_CHARS || d->n_types == MAX_LAYER_TYPES)
+        return bad(where, key, "has a layer type name or count bicl does not support");
+    strcpy(d->types[d->n_types++], t);
+    return BICL_SUCCESS;
+}
+
+/* The Gemma 3 rule for configs without layer_types: every pattern-th layer is full. */
+static bicl_status sliding_pattern(hf_obj m, int *pattern)
+{
+    bool found = false;
+    *pattern = 6;
+    return get_int(m, "sliding_window_pattern", 1, pattern, &found);
+}
+
+/* Layer types in first-use order: layer_types, else the keys of a per-layer-type
+ * rope_parameters, else Gemma 3's two, else the one "full_attention". */
+static bicl_status list_layer_types(hf_doc *d)
+{
+    const cJSON *lt = item(d->m, "layer_types");
+    bicl_status st = BICL_SUCCESS;
+    if (lt && !cJSON_IsArray(lt))
+        return bad(d->m, "layer_types", "must be an array of strings");
+    for (const cJSON *e = lt ? lt->child : NULL; e && st == BICL_SUCCESS; e = e->next) {
+        if (!cJSON_IsString(e))
+            return bad(d->m, "layer_types", "must be an array of strings");
+        st = add_type(d, d->m, "layer_types", e->valuestring);
+    }
+    for (const cJSON *k = d->nested ? d->nested->child : NULL; k && st == BICL_SUCCESS; k = k->next)
+        st = add_type(d, d->m, "rope_parameters", k->string);
+    if (st == BICL_SUCCESS && d->n_types == 0 && d->gemma_local) {
+        int pattern = 6;
+        st = sliding_pattern(d->m, &pattern);
+        if (st == BICL_SUCCESS && pattern > 1)
+            st = add_type(d, d->m, "layer_types", "sliding_attention");
+        if (st == BICL_SUCCESS)
+            st = add_type(d, d->m, "layer_types", "full_attention");
+    }
+    if (st == BICL_SUCCESS && d->n_types == 0)
+        st = add_type(d, d->m, "layer_types", "full_attention");
+    return st;
+}
+
+/* rope_parameters is per layer type when its members are objects named by layer types
+ * (transformers 5: {"full_attention": {...}, "sliding_attention": {...}}). */
+static const cJSON *nested_rope(hf_obj m, const cJSON *r)
+{
+    const cJSON *lt = item(m, "layer_types");
+    for (const cJSON *k = r ? r->child : NULL; k; k = k->next) {
+        if (!cJSON_IsObject(k) && !cJSON_IsNull(k))
+            return NULL;
+        bool named = strstr(k->string, "_attention") != NULL;
+        for (const cJSON *e = lt ? lt->child : NULL; e && !named; e = e->next)
+            named = cJSON_IsString(e) && strcmp(e->valuestring, k->string) == 0;
+        if (!named)
+            return NULL;
+    }
+    return r && r->child ? r : NULL;
+}
+
+static bicl_status open_doc(const cJSON *root, const bicl_rope_hf_options *opt, hf_doc *d)
+{
+    memset(d, 0, sizeof *d);
+    bicl_status st = locate(root, &d->top, &d->m);
+    if (st == BICL_SUCCESS)
+        st = check_rope_model(d->m);
+    d->sc.info = NULL;
+    if (st == BICL_SUCCESS)
+        st = find_model(d->top, d->m, opt, &d->generic, &d->sc.info);
+    if (st != BICL_SUCCESS)
+        return st;
+    d->sc.m = d->m;
+    const char *key = item(d->m, "rope_scaling") ? "rope_scaling" : "rope_parameters";
+    const cJSON *r = item(d->m, key);
+    if (r && !cJSON_IsObject(r))
+        return bad(d->m, key, "must be an object or null");
+    d->nested = strcmp(key, "rope_parameters") == 0 ? nested_rope(d->m, r) : NULL;
+    d->sc.nested = d->nested != NULL;
+    snprintf(d->prefix, sizeof d->prefix, "%s%s.", d->m.prefix, key);
+    d->flat = (hf_obj){d->nested ? NULL : r, d->prefix};
+    d->gemma_local = d->sc.info->theta_local > 0.0 && !d->nested;
+    return list_layer_types(d);
+}
+
+/* ----------------------------------------------------------------- fill */
+
+/* One layer type's config (lt NULL: the flat config of a model with one RoPE). */
+static bicl_status fill(hf_doc *d, const char *lt, bicl_rope_config *c)
+{
+    hf_obj m = d->m, rope = d->flat;
+    bool local = d->gemma_local && lt && strcmp(lt, "sliding_attention") == 0;
+    if (d->nested) {
+        const cJSON *r = item((hf_obj){d->nested, ""}, lt);
+        snprintf(d->prefix, sizeof d->prefix, "%srope_parameters.%s.", m.prefix, lt);
+        if (!r)
+            return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                             "config.json: %srope_parameters has no RoPE for layer type \"%s\"",
+                             m.prefix, lt);
+        rope = (hf_obj){r, d->prefix};
+    } else if (local) {
+        rope = (hf_obj){NULL, ""}; /* Gemma 3's sliding layers: no scaling */
+    }
     int head_dim = 0, rotary_dim = 0;
     bool found = false;
-    bicl_status st = check_rope_model(m);
+    bicl_status st = read_head_dim(m, &head_dim);
     if (st == BICL_SUCCESS)
-        st = read_head_dim(m, &head_dim);
-    if (st == BICL_SUCCESS)
-        st = read_rotary_dim(m, rope, head_dim, &rotary_dim);
+        st = read_rotary_dim(m, rope, d->sc.info, head_dim, &rotary_dim);
     if (st != BICL_SUCCESS)
         return st;
     bicl_rope_config_init(c, head_dim, rotary_dim);
-    const cJSON *mt = item(m, "model_type");
-    if (mt && !cJSON_IsString(mt))
-        return bad(m, "model_type", "must be a string");
-    c->style = style_for(mt ? mt->valuestring : NULL);
-    st = read_theta(m, rope, &c->theta);
+    c->style = d->sc.info->style;
+    if (local) {
+        c->theta = d->sc.info->theta_local;
+        st = get_positive(m, "rope_local_base_freq", false, &c->theta, &found);
+    } else {
+        st = read_theta(m, rope, d->sc.info->theta, &c->theta);
+    }
     if (st == BICL_SUCCESS)
         st = get_int_alias(m, "max_position_embeddings", "n_positions", &c->max_position_embeddings,
                            &found);
     if (st == BICL_SUCCESS && rope.json)
-        st = read_scaling(m, rope, c);
+        st = read_scaling(&d->sc, rope, c);
+    /* The same checks a hand-made config meets, so a parsed one can never be refused
+     * later by bicl_rope_plan_create. */
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_config_check(c);
+    if (st != BICL_SUCCESS) {
+        bicl_rope_config_release(c);
+        bicl_rope_config_init(c, 0, 0);
+    }
     return st;
 }
 
-bicl_status bicl_rope_config_from_hf_json(const char *json_text, bicl_rope_config *cfg)
+static bool same_array(const double *a, const double *b, int n)
+{
+    if (!a || !b)
+        return a == b;
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Whether two parsed configs give the same plan. */
+static bool same_rope(const bicl_rope_config *a, const bicl_rope_config *b)
+{
+    bicl_rope_config x = *a, y = *b;
+    int n = a->rotary_dim / 2;
+    if (a->rotary_dim != b->rotary_dim || !same_array(a->long_factor, b->long_factor, n) ||
+        !same_array(a->short_factor, b->short_factor, n))
+        return false;
+    x.long_factor = x.short_factor = y.long_factor = y.short_factor = NULL;
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* How many distinct RoPE configs the layer types need (reads each one; a layer type
+ * whose per-layer-type rope_parameters entry is null has no RoPE and needs none). */
+static bicl_status count_plans(hf_doc *d, int *n_plans)
+{
+    bicl_rope_config cfgs[MAX_LAYER_TYPES];
+    int n = 0, done = 0;
+    bicl_status st = BICL_SUCCESS;
+    for (; done < d->n_types && st == BICL_SUCCESS; ++done) {
+        bicl_rope_config_init(&cfgs[done], 0, 0);
+        if (d->nested && !item((hf_obj){d->nested, ""}, d->types[done]))
+            continue;
+        st = fill(d, d->types[done], &cfgs[done]);
+        bool seen = false;
+        for (int j = 0; j < done && !seen; ++j)
+            seen = cfgs[j].head_dim != 0 && same_rope(&cfgs[j], &cfgs[done]);
+        n += st == BICL_SUCCESS && !seen;
+    }
+    for (int i = 0; i < done; ++i)
+        bicl_rope_config_release(&cfgs[i]);
+    *n_plans = n;
+    return st;
+}
+
+/* ------------------------------------------------------------- public API */
+
+void bicl_rope_hf_options_init(bicl_rope_hf_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->struct_size = sizeof *opt;
+    opt->style = BICL_ROPE_NEOX;
+}
+
+static bicl_status check_options(const bicl_rope_hf_options *opt)
+{
+    if (opt->struct_size != sizeof *opt)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "bicl_rope_hf_options.struct_size %zu (call bicl_rope_hf_options_init; "
+                         "this library expects %zu)",
+                         opt->struct_size, sizeof *opt);
+    if (opt->explicit_style && opt->style != BICL_ROPE_NEOX && opt->style != BICL_ROPE_GPTJ)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "bicl_rope_hf_options.style %d is unknown",
+                         (int)opt->style);
+    return BICL_SUCCESS;
+}
+
+/* Parses text and opens it as a config; *root must be freed with cJSON_Delete. */
+static bicl_status open_text(const char *text, const bicl_rope_hf_options *opt, cJSON **root,
+                             hf_doc *d)
+{
+    bicl_rope_hf_options defaults;
+    bicl_rope_hf_options_init(&defaults);
+    bicl_status st = check_options(opt ? opt : &defaults);
+    if (st == BICL_SUCCESS)
+        st = parse(text, root);
+    if (st == BICL_SUCCESS)
+        st = open_doc(*root, opt ? opt : &defaults, d);
+    return st;
+}
+
+bicl_status bicl_rope_config_from_hf_json_ex(const char *json_text, const bicl_rope_hf_options *opt,
+                                             bicl_rope_config *cfg)
 {
     bicl_clear_error();
     if (!json_text || !cfg)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_config_from_hf_json: NULL argument");
     bicl_rope_config_init(cfg, 0, 0);
     cJSON *root = NULL;
-    bicl_status st = parse(json_text, &root);
-    hf_obj model = {NULL, ""}, rope = {NULL, ""};
+    hf_doc *d = malloc(sizeof *d);
+    if (!d)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "config.json");
+    bicl_status st = open_text(json_text, opt, &root, d);
+    const char *lt = opt ? opt->layer_type : NULL;
+    if (st == BICL_SUCCESS && lt && !has_type(d, lt))
+        st = bicl_fail(BICL_ERR_INVALID_CONFIG,
+                       "config.json: layer type \"%.64s\" is not one of the config's layer types "
+                       "(bicl_rope_config_layer_types lists them)",
+                       lt);
+    int n_plans = 1;
+    if (st == BICL_SUCCESS && !lt)
+        st = count_plans(d, &n_plans);
+    if (st == BICL_SUCCESS && n_plans > 1)
+        st =
+            bicl_fail(BICL_ERR_INVALID_CONFIG,
+                      "config.json: %slayer_types need %d different RoPE configs: pass each "
+                      "layer type (bicl_rope_config_layer_types, bicl_rope_config_from_hf_json_ex)",
+                      d->m.prefix, n_plans);
     if (st == BICL_SUCCESS)
-        st = locate(root, &model, &rope);
-    if (st == BICL_SUCCESS)
-        st = fill(model, rope, cfg);
-    /* The same checks a hand-made config meets, so a parsed one can never be refused
-     * later by bicl_rope_plan_create. */
-    if (st == BICL_SUCCESS)
-        st = bicl_rope_config_check(cfg);
+        st = fill(d, lt ? lt : d->types[0], cfg);
     cJSON_Delete(root);
-    if (st != BICL_SUCCESS) {
-        bicl_rope_config_release(cfg);
-        bicl_rope_config_init(cfg, 0, 0);
+    free(d);
+    return st;
+}
+
+bicl_status bicl_rope_config_from_hf_json(const char *json_text, bicl_rope_config *cfg)
+{
+    return bicl_rope_config_from_hf_json_ex(json_text, NULL, cfg);
+}
+
+bicl_status bicl_rope_config_layer_types(const char *json_text, char *names, size_t size,
+                                         int *n_types, int *n_plans)
+{
+    bicl_clear_error();
+    if (!json_text || (!names && size > 0))
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_config_layer_types: NULL argument");
+    cJSON *root = NULL;
+    hf_doc *d = malloc(sizeof *d);
+    if (!d)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "config.json");
+    bicl_status st = open_text(json_text, NULL, &root, d);
+    int plans = 0;
+    if (st == BICL_SUCCESS)
+        st = count_plans(d, &plans);
+    if (st == BICL_SUCCESS) {
+        size_t used = 0;
+        for (int i = 0; i < d->n_types && size > 0; ++i) {
+            int w = snprintf(names + used, size - used, "%s%s", i ? "," : "", d->types[i]);
+            used = w < 0 || (size_t)w >= size - used ? size - 1 : used + (size_t)w;
+        }
+        if (n_types)
+            *n_types = d->n_types;
+        if (n_plans)
+            *n_plans = plans;
     }
+    cJSON_Delete(root);
+    free(d);
+    return st;
+}
+
+bicl_status bicl_rope_config_layer_type(const char *json_text, int layer, char *name, size_t size)
+{
+    bicl_clear_error();
+    if (!json_text || !name || size == 0)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_config_layer_type: NULL argument");
+    name[0] = '\0';
+    cJSON *root = NULL;
+    hf_doc *d = malloc(sizeof *d);
+    if (!d)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "config.json");
+    bicl_status st = open_text(json_text, NULL, &root, d);
+    int n_layers = 0, pattern = 6;
+    bool found = false;
+    if (st == BICL_SUCCESS)
+        st = get_int(d->m, "num_hidden_layers", 1, &n_layers, &found);
+    if (st == BICL_SUCCESS && (layer < 0 || (found && layer >= n_layers)))
+        st = bicl_fail(BICL_ERR_INVALID_PARAMETER, "layer %d is outside [0, %d)", layer, n_layers);
+    const cJSON *lt = st == BICL_SUCCESS ? item(d->m, "layer_types") : NULL;
+    const cJSON *e = lt ? cJSON_GetArrayItem(lt, layer) : NULL;
+    if (st == BICL_SUCCESS && lt && !e)
+        st = bad(d->m, "layer_types", "has fewer entries than the layer asked for");
+    if (st == BICL_SUCCESS && !lt && d->gemma_local)
+        st = sliding_pattern(d->m, &pattern);
+    if (st == BICL_SUCCESS) {
+        const char *t = e                                              ? e->valuestring
+                        : d->gemma_local && (layer + 1) % pattern != 0 ? "sliding_attention"
+                                                                       : "full_attention";
+        snprintf(name, size, "%s", t);
+    }
+    cJSON_Delete(root);
+    free(d);
     return st;
 }

@@ -369,4 +369,8 @@ void bicl_ref_store(bicl_dtype dt, void *p, size_t i, float v);
 /* y[j] = x[i] converted as bicl_cast does (bits copied for equal dtypes). */
 void bicl_ref_copy_elem(bicl_dtype in, const void *x, size_t i, bicl_dtype out, void *y, size_t j);
 
+/* The hf angle mode's float inv_freq[i] of a valid config (transformers' float32
+ * arithmetic, src/rope.c): for tests/test_rope_conformance.c. */
+bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float *out);
+
 #endif /* BICL_INTERNAL_H */

@@ -112,6 +112,28 @@ static double config_inv_freq(const bicl_rope_config *c, const bicl_rope_freq_pa
     return inv;
 }
 
+/* The hf mode's float inv_freq[i]: transformers' float32 arithmetic
+ * (bicl_rope_inv_freq_hf), then freq_factors divided in float. */
+static float config_inv_freq_hf(const bicl_rope_config *c, const bicl_rope_freq_params *p, int i)
+{
+    float inv = bicl_rope_inv_freq_hf(p, i);
+    if (c->freq_factors)
+        inv = inv / bicl_f64_to_f32_rte(c->freq_factors[i]);
+    return inv;
+}
+
+bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float *out)
+{
+    bicl_status st = bicl_rope_config_check(cfg);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (i < 0 || i >= cfg->rotary_dim / 2 || !out)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "inv_freq index %d", i);
+    bicl_rope_freq_params fp = to_freq_params(cfg);
+    *out = config_inv_freq_hf(cfg, &fp, i);
+    return BICL_SUCCESS;
+}
+
 static bool finite_in_f32(double x)
 {
     return isfinite(x) && isfinite(bicl_f64_to_f32_rte(x));
@@ -130,8 +152,9 @@ static bicl_status check_derived(const bicl_rope_config *c, const bicl_rope_freq
                          "the attention scaling it gives (%g) is not finite and > 0 in f32", attn);
     for (int i = 0; i < c->rotary_dim / 2; ++i) {
         double inv = config_inv_freq(c, p, i);
-        if (!(inv >= 0.0) || !finite_in_f32(inv) ||
-            !isfinite(bicl_i32_to_f32_rte(INT32_MAX) * bicl_f64_to_f32_rte(inv)))
+        float inv_hf = config_inv_freq_hf(c, p, i);
+        if (!(inv >= 0.0) || !finite_in_f32(inv) || !(inv_hf >= 0.0f) || !isfinite(inv_hf) ||
+            !isfinite(bicl_i32_to_f32_rte(INT32_MAX) * inv_hf))
             return bicl_fail(BICL_ERR_INVALID_CONFIG,
                              "the frequencies it gives overflow (inv_freq[%d] = %g)", i, inv);
     }
@@ -274,9 +297,8 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     }
     bicl_rope_freq_params fp = to_freq_params(cfg);
     for (int i = 0; i < p->half; ++i) {
-        double inv = config_inv_freq(cfg, &fp, i);
-        p->inv[i] = inv;
-        p->inv_f[i] = bicl_f64_to_f32_rte(inv);
+        p->inv[i] = config_inv_freq(cfg, &fp, i);
+        p->inv_f[i] = config_inv_freq_hf(cfg, &fp, i);
     }
     p->attn = bicl_rope_attention_scaling(&fp);
     p->attn_f = bicl_f64_to_f32_rte(p->attn);

@@ -790,7 +790,8 @@ typedef struct rope_def {
 typedef struct rope_state {
     bicl_rope_plan *plan;
     double inv[MAX_HALF], attn;
-    int32_t cached; /* position of c[] and s[], -1: none */
+    float inv_f[MAX_HALF]; /* the hf mode's float inv_freq (transformers' float32 steps) */
+    int32_t cached;        /* position of c[] and s[], -1: none */
     float c[MAX_HALF], s[MAX_HALF];
 } rope_state;
 
@@ -809,6 +810,8 @@ static bicl_status rope_setup(const harness_op *op, bicl_context *ctx, void **st
     bicl_status st = bicl_rope_plan_create(ctx, &c, table, 0, &s->plan);
     if (st == BICL_SUCCESS)
         st = bicl_rope_plan_inv_freq(s->plan, s->inv, (size_t)c.rotary_dim / 2, &s->attn);
+    for (int i = 0; st == BICL_SUCCESS && i < c.rotary_dim / 2; ++i)
+        st = bicl_rope_hf_inv_freq_f32(&c, i, &s->inv_f[i]);
     if (st != BICL_SUCCESS) {
         bicl_rope_plan_free(s->plan);
         free(s);
@@ -905,7 +908,8 @@ static float round_f32(mpfr_ptr v)
 
 /* The oracle's cos/sin of every pair at `position`, correctly rounded (MPFR):
  *   exact mode: RN(cos(pos * inv) * attn), the product pos * inv exact;
- *   hf mode: a = RN(RN(pos) * RN(inv)) in f32, RN(cos(a)) * RN(attn) in f32. */
+ *   hf mode: a = RN(RN(pos) * inv_f) in f32 (inv_f: transformers' float32 inv_freq,
+ *   bicl_rope_inv_freq_hf), RN(cos(a)) * RN(attn) in f32. */
 static void rope_cos_sin(const rope_def *def, rope_state *s, int32_t position)
 {
     if (s->cached == position)
@@ -916,7 +920,7 @@ static void rope_cos_sin(const rope_def *def, rope_state *s, int32_t position)
     mpfr_inits2(PREC, a, c, sn, (mpfr_ptr)0);
     for (int i = 0; i < def->cfg.rotary_dim / 2; ++i) {
         if (hf) {
-            mpfr_set_flt(a, (float)position * (float)s->inv[i], MPFR_RNDN);
+            mpfr_set_flt(a, (float)position * s->inv_f[i], MPFR_RNDN);
         } else {
             mpfr_set_d(a, s->inv[i], MPFR_RNDN);
             mpfr_mul_si(a, a, position, MPFR_RNDN); /* exact */

@@ -185,20 +185,23 @@ static void test_key_variants(void **state)
 {
     (void)state;
     /* Legacy "type", and a null head_dim falling back to hidden_size / heads. */
-    bicl_rope_config c = parse_ok("{\"hidden_size\": 2048, \"num_attention_heads\": 16, "
-                                  "\"head_dim\": null, \"rope_scaling\": {\"type\": \"linear\", "
-                                  "\"factor\": 4.0}}");
+    bicl_rope_config c =
+        parse_ok("{\"model_type\": \"llama\", \"hidden_size\": 2048, \"num_attention_heads\": 16, "
+                 "\"head_dim\": null, \"rope_scaling\": {\"type\": \"linear\", "
+                 "\"factor\": 4.0}}");
     assert_int_equal(c.head_dim, 128);
     assert_int_equal(c.type, BICL_ROPE_LINEAR);
     expect_double("linear", "factor", c.factor, 4.0);
     /* rope_type wins over type, as in HF. */
-    c = parse_ok("{\"head_dim\": 64, \"max_position_embeddings\": 4096, \"rope_scaling\": "
+    c = parse_ok("{\"model_type\": \"llama\", \"head_dim\": 64, \"max_position_embeddings\": 4096, "
+                 "\"rope_scaling\": "
                  "{\"type\": \"linear\", \"rope_type\": \"dynamic\", \"factor\": 2.0}}");
     assert_int_equal(c.type, BICL_ROPE_DYNAMIC_NTK);
     assert_int_equal(c.max_position_embeddings, 4096);
     assert_int_equal(c.seq_len, 0);
     /* GPT-NeoX's base name, and partial_rotary_factor (Phi-2: 80 * 0.4 = 32). */
-    c = parse_ok("{\"hidden_size\": 2560, \"num_attention_heads\": 32, \"rotary_emb_base\": "
+    c = parse_ok("{\"model_type\": \"phi\", \"hidden_size\": 2560, \"num_attention_heads\": 32, "
+                 "\"rotary_emb_base\": "
                  "20000, \"partial_rotary_factor\": 0.4}");
     expect_double("neox base", "theta", c.theta, 20000.0);
     assert_int_equal(c.rotary_dim, 32);
@@ -208,15 +211,25 @@ static void test_key_variants(void **state)
     assert_int_equal(c.head_dim, 64);
     assert_int_equal(c.style, BICL_ROPE_NEOX);
     /* rope_theta wins over rotary_emb_base. */
-    c = parse_ok("{\"head_dim\": 64, \"rope_theta\": 5e5, \"rotary_emb_base\": 10000}");
+    c = parse_ok("{\"model_type\": \"gpt_neox\", \"head_dim\": 64, \"rope_theta\": 5e5, "
+                 "\"rotary_emb_base\": 10000}");
     expect_double("theta", "theta", c.theta, 500000.0);
-    /* Interleaved model types; everything else is neox. */
-    c = parse_ok("{\"head_dim\": 128, \"model_type\": \"cohere\"}");
-    assert_int_equal(c.style, BICL_ROPE_GPTJ);
-    c = parse_ok("{\"head_dim\": 128, \"model_type\": \"gptjx\"}");
+    /* Interleaved model types (transformers' apply_rotary_pos_emb rotates (2i, 2i+1)). */
+    static const char *const interleaved[] = {"gptj",        "codegen",  "cohere",       "cohere2",
+                                              "cohere2_moe", "glm",      "glm4",         "llama4",
+                                              "llama4_text", "ernie4_5", "ernie4_5_moe", "helium"};
+    for (size_t i = 0; i < sizeof interleaved / sizeof interleaved[0]; ++i) {
+        char json[160];
+        snprintf(json, sizeof json, "{\"head_dim\": 128, \"model_type\": \"%s\"}", interleaved[i]);
+        c = parse_ok(json);
+        if (c.style != BICL_ROPE_GPTJ)
+            fail_msg("%s: style %d, expected interleaved", interleaved[i], (int)c.style);
+    }
+    c = parse_ok("{\"head_dim\": 128, \"model_type\": \"mistral\"}");
     assert_int_equal(c.style, BICL_ROPE_NEOX);
     /* yarn without truncate keeps HF's default (on) and leaves the betas unset. */
-    c = parse_ok("{\"head_dim\": 128, \"rope_theta\": 10000, \"max_position_embeddings\": 32768, "
+    c = parse_ok("{\"model_type\": \"qwen2\", \"head_dim\": 128, \"rope_theta\": 10000, "
+                 "\"max_position_embeddings\": 32768, "
                  "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4, \"mscale\": 0.707, "
                  "\"mscale_all_dim\": 1.0, \"attention_factor\": 1.25}}");
     assert_int_equal(c.truncate, 1);
@@ -224,34 +237,190 @@ static void test_key_variants(void **state)
     expect_double("yarn", "mscale", c.mscale, 0.707);
     expect_double("yarn", "mscale_all_dim", c.mscale_all_dim, 1.0);
     expect_double("yarn", "attention_factor", c.attention_factor, 1.25);
-    assert_int_equal(c.original_max_position_embeddings, 0);
+    /* transformers 5 fills the original length from max_position_embeddings */
+    assert_int_equal(c.original_max_position_embeddings, 32768);
 }
 
 /* Multimodal configs keep the language model in text_config; transformers >= 5 puts
  * rope_theta and the type in rope_parameters. */
+#define LONGROPE_HEAD                                                                              \
+    "{\"model_type\": \"phi3\", \"head_dim\": 8, \"max_position_embeddings\": 131072, "
+#define LONGROPE_HEAD_SU                                                                           \
+    LONGROPE_HEAD                                                                                  \
+    "\"original_max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": "                    \
+    "\"su\", \"original_max_position_embeddings\": 4096, \"long_factor\": [1, 2, 3, 4], "          \
+    "\"short_factor\": [1, 1, 1, 1]}}"
+
+static bicl_rope_config parse_layer(const char *json, const char *layer_type)
+{
+    bicl_rope_hf_options opt;
+    bicl_rope_hf_options_init(&opt);
+    opt.layer_type = layer_type;
+    bicl_rope_config c;
+    bicl_status st = bicl_rope_config_from_hf_json_ex(json, &opt, &c);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s [%s]\n  -> %s: %s", json, layer_type ? layer_type : "NULL",
+                 bicl_status_string(st), bicl_last_error(NULL));
+    return c;
+}
+
+static void expect_refused(const char *json, const bicl_rope_hf_options *opt, const char *detail)
+{
+    bicl_rope_config c;
+    bicl_status st = bicl_rope_config_from_hf_json_ex(json, opt, &c);
+    if (st != BICL_ERR_INVALID_CONFIG || !strstr(bicl_last_error(NULL), detail))
+        fail_msg("%s\n  -> %s (%s), expected BICL_ERR_INVALID_CONFIG with \"%s\"", json,
+                 bicl_status_string(st), bicl_last_error(NULL), detail);
+    assert_int_equal(c.head_dim, 0);
+}
+
+/* Gemma 3 (published config of gemma-3-27b-it, RoPE keys): the global layers use
+ * rope_theta 1e6 and linear scaling 8, the sliding layers (5 of every 6)
+ * rope_local_base_freq 10000 and no scaling. Two plans; the plain call refuses. */
+#define GEMMA3_27B                                                                                 \
+    "{\"model_type\": \"gemma3\", \"vision_config\": {\"hidden_size\": 1152, "                     \
+    "\"num_attention_heads\": 16}, \"text_config\": {\"model_type\": \"gemma3_text\", "            \
+    "\"head_dim\": 128, \"num_hidden_layers\": 62, \"rope_theta\": 1000000.0, "                    \
+    "\"rope_local_base_freq\": 10000.0, \"sliding_window_pattern\": 6, "                           \
+    "\"max_position_embeddings\": 131072, \"rope_scaling\": {\"factor\": 8.0, \"rope_type\": "     \
+    "\"linear\"}}}"
+
 static void test_nested_configs(void **state)
 {
     (void)state;
-    bicl_rope_config c = parse_ok(
-        "{\"model_type\": \"gemma3\", \"vision_config\": {\"hidden_size\": 1152, "
-        "\"num_attention_heads\": 16}, \"text_config\": {\"model_type\": \"gemma3_text\", "
-        "\"head_dim\": 256, \"rope_theta\": 1000000.0, \"max_position_embeddings\": 131072, "
-        "\"rope_scaling\": {\"factor\": 8.0, \"rope_type\": \"linear\"}}}");
-    assert_int_equal(c.head_dim, 256);
-    expect_double("text_config", "theta", c.theta, 1000000.0);
+    bicl_rope_config c = parse_layer(GEMMA3_27B, "full_attention");
+    assert_int_equal(c.head_dim, 128);
+    expect_double("gemma3 full", "theta", c.theta, 1000000.0);
     assert_int_equal(c.type, BICL_ROPE_LINEAR);
-    expect_double("text_config", "factor", c.factor, 8.0);
-    c = parse_ok("{\"head_dim\": 128, \"rope_parameters\": {\"rope_theta\": 1000000.0, "
-                 "\"rope_type\": \"default\", \"partial_rotary_factor\": 0.5}}");
+    expect_double("gemma3 full", "factor", c.factor, 8.0);
+    c = parse_layer(GEMMA3_27B, "sliding_attention");
+    expect_double("gemma3 sliding", "theta", c.theta, 10000.0);
+    assert_int_equal(c.type, BICL_ROPE_DEFAULT);
+    expect_refused(GEMMA3_27B, NULL, "need 2 different RoPE configs");
+    bicl_rope_hf_options opt;
+    bicl_rope_hf_options_init(&opt);
+    opt.layer_type = "chunked_attention";
+    expect_refused(GEMMA3_27B, &opt, "layer type \"chunked_attention\" is not one of");
+
+    char names[64];
+    int n_types = 0, n_plans = 0;
+    assert_int_equal(
+        bicl_rope_config_layer_types(GEMMA3_27B, names, sizeof names, &n_types, &n_plans),
+        BICL_SUCCESS);
+    assert_string_equal(names, "sliding_attention,full_attention");
+    assert_int_equal(n_types, 2);
+    assert_int_equal(n_plans, 2);
+    char lt[32];
+    assert_int_equal(bicl_rope_config_layer_type(GEMMA3_27B, 5, lt, sizeof lt), BICL_SUCCESS);
+    assert_string_equal(lt, "full_attention");
+    assert_int_equal(bicl_rope_config_layer_type(GEMMA3_27B, 6, lt, sizeof lt), BICL_SUCCESS);
+    assert_string_equal(lt, "sliding_attention");
+    assert_int_equal(bicl_rope_config_layer_type(GEMMA3_27B, 62, lt, sizeof lt),
+                     BICL_ERR_INVALID_PARAMETER);
+
+    /* transformers 5 writes the same as rope_parameters per layer type. */
+    const char *v5 = "{\"model_type\": \"gemma3_text\", \"head_dim\": 128, \"layer_types\": "
+                     "[\"sliding_attention\", \"full_attention\"], \"rope_parameters\": "
+                     "{\"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0, "
+                     "\"rope_theta\": 1000000.0}, \"sliding_attention\": {\"rope_type\": "
+                     "\"default\", \"rope_theta\": 10000.0}}}";
+    c = parse_layer(v5, "full_attention");
+    assert_int_equal(c.type, BICL_ROPE_LINEAR);
+    expect_double("v5 full", "theta", c.theta, 1000000.0);
+    c = parse_layer(v5, "sliding_attention");
+    assert_int_equal(c.type, BICL_ROPE_DEFAULT);
+    expect_double("v5 sliding", "theta", c.theta, 10000.0);
+
+    /* Gemma 2: two layer types, one RoPE: the plain call reads it. */
+    const char *g2 = "{\"model_type\": \"gemma2\", \"head_dim\": 256, \"rope_theta\": 10000.0, "
+                     "\"layer_types\": [\"sliding_attention\", \"full_attention\"]}";
+    assert_int_equal(bicl_rope_config_layer_types(g2, names, sizeof names, &n_types, &n_plans),
+                     BICL_SUCCESS);
+    assert_int_equal(n_types, 2);
+    assert_int_equal(n_plans, 1);
+    c = parse_ok(g2);
+    expect_double("gemma2", "theta", c.theta, 10000.0);
+
+    c = parse_ok("{\"model_type\": \"phi\", \"head_dim\": 128, \"rope_parameters\": "
+                 "{\"rope_theta\": 1000000.0, \"rope_type\": \"default\", "
+                 "\"partial_rotary_factor\": 0.5}}");
     expect_double("rope_parameters", "theta", c.theta, 1000000.0);
     assert_int_equal(c.type, BICL_ROPE_DEFAULT);
     assert_int_equal(c.rotary_dim, 64);
 }
 
-/* ---------------------------------------------------------------- longrope */
+/* model_type decides the pair style: an unknown or missing one is refused unless the
+ * engine passes the style; a partial-rotary key the model type does not read is refused. */
+static void test_model_type(void **state)
+{
+    (void)state;
+    const char *unknown = "{\"model_type\": \"my_llama\", \"head_dim\": 64}";
+    expect_refused(unknown, NULL, "model_type \"my_llama\" is not a RoPE model type");
+    expect_refused("{\"head_dim\": 64}", NULL, "model_type is missing");
+    bicl_rope_hf_options opt;
+    bicl_rope_hf_options_init(&opt);
+    opt.explicit_style = 1;
+    opt.style = BICL_ROPE_GPTJ;
+    bicl_rope_config c;
+    assert_int_equal(bicl_rope_config_from_hf_json_ex(unknown, &opt, &c), BICL_SUCCESS);
+    assert_int_equal(c.style, BICL_ROPE_GPTJ);
+    assert_int_equal(bicl_rope_config_from_hf_json_ex("{\"head_dim\": 64}", &opt, &c),
+                     BICL_SUCCESS);
+    /* explicit style overrides the table too */
+    opt.style = BICL_ROPE_NEOX;
+    assert_int_equal(bicl_rope_config_from_hf_json_ex("{\"model_type\": \"gptj\", \"head_dim\": "
+                                                      "64}",
+                                                      &opt, &c),
+                     BICL_SUCCESS);
+    assert_int_equal(c.style, BICL_ROPE_NEOX);
+    opt.struct_size = 8;
+    assert_int_equal(bicl_rope_config_from_hf_json_ex(unknown, &opt, &c),
+                     BICL_ERR_INVALID_PARAMETER);
+    expect_refused("{\"model_type\": \"llama\", \"head_dim\": 64, \"partial_rotary_factor\": 0.5}",
+                   NULL, "partial_rotary_factor is not read by transformers' llama");
+    /* 1.0 rotates the whole head either way */
+    c = parse_ok("{\"model_type\": \"llama\", \"head_dim\": 64, \"partial_rotary_factor\": 1.0}");
+    assert_int_equal(c.rotary_dim, 64);
+    /* Gemma 3's default theta is 1e6 for its global layers */
+    c = parse_layer("{\"model_type\": \"gemma3_text\", \"head_dim\": 256}", "full_attention");
+    expect_double("gemma3 default", "theta", c.theta, 1000000.0);
+}
 
-#define LONGROPE_HEAD                                                                              \
-    "{\"model_type\": \"phi3\", \"head_dim\": 8, \"max_position_embeddings\": 131072, "
+/* Llama-4-Scout: llama3 with low_freq_factor == high_freq_factor (accepted as
+ * transformers does); "su" (Phi-3) and "mrope" (Qwen2-VL, text-only positions). */
+static void test_rope_type_variants(void **state)
+{
+    (void)state;
+    bicl_rope_config c = parse_ok(
+        "{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\", "
+        "\"head_dim\": 128, \"rope_theta\": 500000.0, \"max_position_embeddings\": 10485760, "
+        "\"rope_scaling\": {\"factor\": 16.0, \"high_freq_factor\": 1.0, \"low_freq_factor\": "
+        "1.0, \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}}}");
+    assert_int_equal(c.type, BICL_ROPE_LLAMA3);
+    assert_int_equal(c.style, BICL_ROPE_GPTJ);
+    expect_double("scout", "high_freq_factor", c.high_freq_factor, 1.0);
+    c = parse_ok("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": "
+                 "28, \"rope_theta\": 1000000.0, \"rope_scaling\": {\"type\": \"mrope\", "
+                 "\"mrope_section\": [16, 24, 24]}}");
+    assert_int_equal(c.type, BICL_ROPE_DEFAULT);
+    c = parse_ok(LONGROPE_HEAD_SU);
+    assert_int_equal(c.type, BICL_ROPE_LONGROPE);
+    bicl_rope_config_release(&c);
+    /* transformers 5: a top-level original length is dropped by Llama's config class
+     * (only classes with that attribute, Phi-3's, read it): rope_scaling's counts. */
+    c = parse_ok("{\"model_type\": \"llama\", \"head_dim\": 64, \"max_position_embeddings\": "
+                 "131072, \"original_max_position_embeddings\": 4096, \"rope_scaling\": "
+                 "{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1, "
+                 "\"high_freq_factor\": 4, \"original_max_position_embeddings\": 8192}}");
+    assert_int_equal(c.original_max_position_embeddings, 8192);
+    /* ... and without it, max_position_embeddings is the original length. */
+    c = parse_ok("{\"model_type\": \"llama\", \"head_dim\": 64, \"max_position_embeddings\": "
+                 "8192, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+                 "\"low_freq_factor\": 1, \"high_freq_factor\": 4}}");
+    assert_int_equal(c.original_max_position_embeddings, 8192);
+}
+
+/* ---------------------------------------------------------------- longrope */
 
 /* Phi-3: original_max_position_embeddings at the top level makes HF derive factor as
  * max / original (bicl: factor 0); the arrays are copied and released. */
@@ -318,70 +487,96 @@ static const bad_case bad_cases[] = {
     {"{\"head_dim\": 128,", "not valid JSON (line 1"},
     {"{\"head_dim\": 128}\n}", "not valid JSON (line 2"},
     {"[128]", "top level must be an object"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24]}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"type\": \"mrope\", "
+     "\"mrope_section\": [16, 24]}}",
      "rope_scaling.type \"mrope\" is not supported"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"su\"}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"su\"}}",
      "rope_scaling.rope_type \"su\""},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": 3}}",
+    {LONGROPE_HEAD "\"rope_scaling\": {\"type\": \"su\", \"long_factor\": [1, 1, 1, 1], "
+                   "\"short_factor\": [1, 1, 1, 1]}}",
+     "rope_scaling.original_max_position_embeddings is required with this rope_type"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": 3}}",
      "rope_scaling.rope_type must be a string"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"factor\": 2.0}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"factor\": 2.0}}",
      "rope_scaling.rope_type is missing"},
-    {"{\"head_dim\": 128, \"rope_scaling\": \"linear\"}", "rope_scaling must be an object"},
-    {"{\"head_dim\": 128, \"rope_theta\": \"1e6\"}", "rope_theta must be a number"},
-    {"{\"head_dim\": 128, \"rope_theta\": 1e999}", "rope_theta must be finite"},
-    {"{\"head_dim\": 128, \"rope_theta\": -10000}", "rope_theta must be > 0"},
-    {"{\"head_dim\": 128, \"rope_theta\": true}", "rope_theta must be a number"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 0}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": \"linear\"}",
+     "rope_scaling must be an object"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_theta\": \"1e6\"}",
+     "rope_theta must be a number"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_theta\": 1e999}",
+     "rope_theta must be finite"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_theta\": -10000}",
+     "rope_theta must be > 0"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_theta\": true}",
+     "rope_theta must be a number"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"linear\", "
+     "\"factor\": 0}}",
      "rope_scaling.factor must be > 0"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"linear\"}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": "
+     "\"linear\"}}",
      "rope_scaling.factor is required"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", "
+     "\"factor\": 8, "
      "\"low_freq_factor\": 1, \"original_max_position_embeddings\": 8192}}",
      "rope_scaling.high_freq_factor is required"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", "
+     "\"factor\": 8, "
      "\"low_freq_factor\": 4, \"high_freq_factor\": 1, \"original_max_position_embeddings\": "
      "8192}}",
-     "high_freq_factor must be > low_freq_factor"},
-    {"{\"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, "
+     "high_freq_factor must be >= low_freq_factor"},
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_scaling\": {\"rope_type\": \"llama3\", "
+     "\"factor\": 8, "
      "\"low_freq_factor\": 1, \"high_freq_factor\": 4}}",
      "rope_scaling.original_max_position_embeddings is required"},
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 0.5}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+     "\"factor\": 0.5}}",
      "rope_scaling.factor must be >= 1 for yarn"},
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+     "\"factor\": 32, "
      "\"truncate\": \"false\"}}",
      "rope_scaling.truncate must be true or false"},
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+     "\"factor\": 32, "
      "\"beta_fast\": -1}}",
      "rope_scaling.beta_fast must be >= 0"},
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+     "\"factor\": 32, "
      "\"attention_factor\": 0}}",
      "rope_scaling.attention_factor must be > 0"},
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+     "\"factor\": 32, "
      "\"original_max_position_embeddings\": 4096.5}}",
      "rope_scaling.original_max_position_embeddings must be a whole number"},
     /* yarn needs a length: neither original_max_position_embeddings nor the max. */
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"yarn\", "
+     "\"factor\": 32}}",
      "original_max_position_embeddings / max_position_embeddings"},
-    {"{\"head_dim\": 64, \"rope_theta\": 1.0, \"max_position_embeddings\": 4096, "
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_theta\": 1.0, "
+     "\"max_position_embeddings\": 4096, "
      "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 32}}",
      "theta"},
-    {"{\"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_scaling\": {\"rope_type\": \"dynamic\", "
+     "\"factor\": 2}}",
      "max_position_embeddings is required by dynamic"},
-    {"{\"head_dim\": 128, \"max_position_embeddings\": -1}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"max_position_embeddings\": -1}",
      "max_position_embeddings must be a whole number"},
-    {"{\"head_dim\": 128, \"max_position_embeddings\": 3e9}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 128, \"max_position_embeddings\": 3e9}",
      "max_position_embeddings must be a whole number"},
-    {"{\"rope_theta\": 10000}", "head_dim is absent"},
-    {"{\"hidden_size\": 4096}", "head_dim is absent"},
-    {"{\"hidden_size\": 4097, \"num_attention_heads\": 32}",
+    {"{\"model_type\": \"llama\", \"rope_theta\": 10000}", "head_dim is absent"},
+    {"{\"model_type\": \"llama\", \"hidden_size\": 4096}", "head_dim is absent"},
+    {"{\"model_type\": \"llama\", \"hidden_size\": 4097, \"num_attention_heads\": 32}",
      "hidden_size is not a multiple of num_attention_heads"},
-    {"{\"head_dim\": \"128\"}", "head_dim must be a number"},
-    {"{\"head_dim\": 96, \"rotary_pct\": 1.5}", "rotary_pct must be in (0, 1]"},
-    {"{\"head_dim\": 96, \"partial_rotary_factor\": 0}", "partial_rotary_factor must be > 0"},
-    {"{\"head_dim\": 96, \"partial_rotary_factor\": 0.01}",
+    {"{\"model_type\": \"llama\", \"head_dim\": \"128\"}", "head_dim must be a number"},
+    {"{\"model_type\": \"gpt_neox\", \"head_dim\": 96, \"rotary_pct\": 1.5}",
+     "rotary_pct must be in (0, 1]"},
+    {"{\"model_type\": \"phi\", \"head_dim\": 96, \"partial_rotary_factor\": 0}",
+     "partial_rotary_factor must be > 0"},
+    {"{\"model_type\": \"phi\", \"head_dim\": 96, \"partial_rotary_factor\": 0.01}",
      "partial_rotary_factor gives rotary_dim 0"},
-    {"{\"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 63}", "rotary_dim gives rotary_dim 63"},
-    {"{\"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 512}", "rotary_dim gives rotary_dim 512"},
+    {"{\"model_type\": \"gptj\", \"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 63}",
+     "rotary_dim gives rotary_dim 63"},
+    {"{\"model_type\": \"gptj\", \"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 512}",
+     "rotary_dim gives rotary_dim 512"},
     {"{\"head_dim\": 128, \"model_type\": 7}", "model_type must be a string"},
     /* Not RoPE, or RoPE on a layout the config cannot express. */
     {"{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71, "
@@ -393,9 +588,10 @@ static const bad_case bad_cases[] = {
     {"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128, "
      "\"qk_rope_head_dim\": 64, \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 40}}",
      "qk_rope_head_dim (multi-head latent attention) is not supported"},
-    {"{\"head_dim\": 64, \"rope_interleave\": true}", "rope_interleave is not supported"},
-    {"{\"text_config\": [1]}", "text_config must be an object"},
-    {"{\"text_config\": {\"head_dim\": 64, \"rope_theta\": \"x\"}}",
+    {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_interleave\": true}",
+     "rope_interleave is not supported"},
+    {"{\"model_type\": \"llama\", \"text_config\": [1]}", "text_config must be an object"},
+    {"{\"model_type\": \"llama\", \"text_config\": {\"head_dim\": 64, \"rope_theta\": \"x\"}}",
      "text_config.rope_theta must be a number"},
     {LONGROPE_HEAD
      "\"rope_scaling\": {\"rope_type\": \"longrope\", \"long_factor\": [1, 1, 1, 1]}}",
@@ -489,6 +685,8 @@ int main(void)
         cmocka_unit_test(test_gpt_neox_20b),
         cmocka_unit_test(test_key_variants),
         cmocka_unit_test(test_nested_configs),
+        cmocka_unit_test(test_model_type),
+        cmocka_unit_test(test_rope_type_variants),
         cmocka_unit_test(test_longrope),
         cmocka_unit_test(test_release_leaves_engine_arrays),
         cmocka_unit_test(test_malformed),

@@ -34,9 +34,12 @@ typedef enum bicl_rope_angle_mode {
     /* angle = pos * inv_freq exactly (double-double), cos/sin correctly rounded to f32
      * (times the attention scaling, in double, before that one rounding). Default. */
     BICL_ROPE_ANGLE_EXACT = 0,
-    /* HF's float32 pipeline: inv_freq and pos rounded to f32, their product rounded to
+    /* HF's float32 pipeline: inv_freq computed by transformers' float32 steps (with a
+     * correctly rounded pow, docs/rope.md), pos rounded to f32, their product rounded to
      * f32, then cos/sin of that f32 angle (correctly rounded), times the attention
-     * scaling in f32. Matches HF up to HF's own cos/sin rounding. */
+     * scaling in f32. inv_freq equals transformers' bits except where torch's
+     * vectorised powf misrounds (0-2 entries per model in tests/test_rope_conformance.c);
+     * the rest of the difference from HF is HF's own cos/sin rounding. */
     BICL_ROPE_ANGLE_HF = 1
 } bicl_rope_angle_mode;
 
@@ -84,28 +87,85 @@ BICL_API void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rot
 BICL_API bicl_status bicl_rope_config_check(const bicl_rope_config *cfg);
 
 /* Fills *cfg from the text of a model's Hugging Face config.json (the whole file, NUL
- * terminated), as transformers' rope initialisation reads it:
- *   head_dim        head_dim, else hidden_size / num_attention_heads (n_embd / n_head)
- *   rotary_dim      rotary_dim, else int(head_dim * partial_rotary_factor), else
- *                   int(head_dim * rotary_pct), else head_dim
- *   theta           rope_theta, else rotary_emb_base, else 10000
- *   style           BICL_ROPE_GPTJ when model_type is gptj, codegen, cohere or cohere2
- *                   (they rotate interleaved pairs), else BICL_ROPE_NEOX
- *   max_position_embeddings (n_positions), and rope_scaling: rope_type (or type) of
- *   default, linear, llama3, yarn, dynamic or longrope with that type's keys.
- * text_config (multimodal models) and rope_parameters (transformers >= 5) are read in
- * place of the top level and rope_scaling. null counts as absent. Everything else in
- * the file is ignored. seq_len (dynamic, longrope) is not in config.json: set it per
- * sequence before bicl_rope_plan_create. The result passed bicl_rope_config_check.
- * A model without RoPE (alibi true, position_embedding_type not rotary), DeepSeek's
- * latent attention (qk_rope_head_dim, rope_interleave), an unknown rope type, a missing
- * required key, a value of the wrong JSON type, a non-finite or out-of-range value, or
- * text that is not JSON gives BICL_ERR_INVALID_CONFIG with bicl_last_error() naming
- * the key ("config.json: rope_scaling.factor must be > 0"); *cfg then holds no
- * allocations. For longrope, long_factor and short_factor point to arrays this call
- * allocated: free them with bicl_rope_config_release once the plans are made (a plan
- * keeps its own copy of what it needs). Thread-safe. docs/api.md has every rule. */
+ * terminated), as transformers' rope initialisation reads it. Same as
+ * bicl_rope_config_from_hf_json_ex with default options: the model_type must be one bicl
+ * knows (its pair style and rotary-width keys come from a table derived from
+ * transformers' own code), and the config must use one RoPE for all its layers. */
 BICL_API bicl_status bicl_rope_config_from_hf_json(const char *json_text, bicl_rope_config *cfg);
+
+/* Options of bicl_rope_config_from_hf_json_ex. Start from bicl_rope_hf_options_init(), then
+ * set what you need (struct_size lets later versions add fields without breaking
+ * engines built against this one). */
+typedef struct bicl_rope_hf_options {
+    size_t struct_size; /* sizeof(bicl_rope_hf_options), set by init */
+    /* Nonzero: take the pair style from `style` and read every partial-rotary key
+     * (rotary_dim, partial_rotary_factor, rotary_pct), whatever model_type says (a model
+     * type bicl does not know, or no model_type at all). The engine vouches for it. */
+    int explicit_style;
+    bicl_rope_style style;
+    /* The layer type to read ("full_attention", "sliding_attention", ... as listed by
+     * bicl_rope_config_layer_types), or NULL: then every layer must share one RoPE. */
+    const char *layer_type;
+} bicl_rope_hf_options;
+
+/* Fills *opt with the defaults: style from model_type, no layer type. */
+BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
+
+/* Fills *cfg from config.json text:
+ *   head_dim        head_dim, else hidden_size / num_attention_heads (n_embd / n_head)
+ *   rotary_dim      the keys the model type reads, of rotary_dim, int(head_dim *
+ *                   partial_rotary_factor), int(head_dim * rotary_pct); else head_dim. A
+ *                   key the model type does not read is refused (transformers would
+ *                   not rotate that width)
+ *   theta           rope_theta (in rope_parameters or at the top level), else
+ *                   rotary_emb_base, else the model type's default (10000; Gemma 3:
+ *                   1e6 global, rope_local_base_freq or 10000 on sliding layers)
+ *   style           the model type's pair style (docs/rope.md has the table), or
+ *                   opt->style when opt->explicit_style is set
+ *   max_position_embeddings (n_positions), and rope_scaling / rope_parameters: rope_type
+ *   (or type) of default, linear, llama3, yarn, dynamic or longrope with that type's
+ *   keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope" is
+ *   read as default (text-only positions: every axis has the same id), Phi-3's "su"
+ *   as longrope.
+ * text_config (multimodal models) is read in place of the top level; per-layer-type
+ * rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}) and Gemma 3's
+ * rope_local_base_freq give one config per layer type (opt->layer_type). null counts as
+ * absent. seq_len (dynamic, longrope) is not in config.json: set it per sequence before
+ * bicl_rope_plan_create. The result passed bicl_rope_config_check.
+ * Refused with BICL_ERR_INVALID_CONFIG and bicl_last_error() naming the key
+ * ("config.json: rope_scaling.factor must be > 0"): a missing or unknown model_type
+ * (unless opt->explicit_style), a model without RoPE (alibi true,
+ * position_embedding_type not rotary), DeepSeek's latent attention (qk_rope_head_dim,
+ * rope_interleave), layers that need different RoPE when no layer_type is given, an
+ * unknown layer type or rope type, a missing required key, a value of the wrong JSON
+ * type, a non-finite or out-of-range value, or text that is not JSON. *cfg then holds
+ * no allocations. For longrope, long_factor and short_factor point to arrays this call
+ * allocated (HF's float32 values of the config's numbers): free them with
+ * bicl_rope_config_release once the plans are made. opt may be NULL (defaults).
+ * Thread-safe. docs/api.md has every rule. */
+BICL_API bicl_status bicl_rope_config_from_hf_json_ex(const char *json_text,
+                                                      const bicl_rope_hf_options *opt,
+                                                      bicl_rope_config *cfg);
+
+/* The layer types of a config.json and how many RoPE plans they need. names gets the
+ * layer types, comma-separated in order of first use ("sliding_attention,full_attention"
+ * for Gemma 3; "full_attention" for a model that declares none), NUL-terminated and
+ * truncated to size (names may be NULL when size is 0). *n_types gets their count and
+ * *n_plans the number of distinct RoPE configs among them (1 for Gemma 2, whose layer
+ * types share one RoPE; 2 for Gemma 3). Either count pointer may be NULL. Read each
+ * type's config with bicl_rope_config_from_hf_json_ex (opt->layer_type); which layer has
+ * which type is config.json's layer_types (bicl_rope_config_layer_type gives it, also
+ * for Gemma configs that only give sliding_window_pattern). Refuses what
+ * bicl_rope_config_from_hf_json_ex would refuse for some layer type. */
+BICL_API bicl_status bicl_rope_config_layer_types(const char *json_text, char *names, size_t size,
+                                                  int *n_types, int *n_plans);
+
+/* The layer type of layer `layer` (0-based, < num_hidden_layers) into name (size bytes,
+ * NUL-terminated), as transformers assigns it: layer_types[layer], else Gemma 3's
+ * sliding_window_pattern rule (every pattern-th layer full, default 6), else
+ * "full_attention". */
+BICL_API bicl_status bicl_rope_config_layer_type(const char *json_text, int layer, char *name,
+                                                 size_t size);
 
 /* Frees the long_factor / short_factor arrays that bicl_rope_config_from_hf_json
  * allocated and sets both pointers to NULL. Arrays an engine set itself are never

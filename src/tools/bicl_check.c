@@ -73,13 +73,13 @@ static int parse_args(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
-        const char **value = strcmp(a, "--device") == 0   ? &o->device
-                             : strcmp(a, "--json") == 0   ? &o->json
-                             : strcmp(a, "--golden") == 0 ? &o->golden
-                             : strcmp(a, "--verify") == 0 ? &o->verify
+        const char **value = strcmp(a, "--device") == 0      ? &o->device
+                             : strcmp(a, "--json") == 0      ? &o->json
+                             : strcmp(a, "--golden") == 0    ? &o->golden
+                             : strcmp(a, "--verify") == 0    ? &o->verify
                              : strcmp(a, "--hf-config") == 0 ? &o->hf_config
-                             : strcmp(a, "--op") == 0     ? &o->ops[o->n_ops]
-                                                          : NULL;
+                             : strcmp(a, "--op") == 0        ? &o->ops[o->n_ops]
+                                                             : NULL;
         if (value) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "bicl-check: %s needs a value\n", a);
@@ -400,19 +400,50 @@ static int add_hf_model(options *o)
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = '\0';
-    bicl_rope_config cfg;
-    bicl_status st = bicl_rope_config_from_hf_json(text, &cfg);
+    char names[512];
+    int n_types = 0, n_plans = 0;
+    bicl_status st = bicl_rope_config_layer_types(text, names, sizeof names, &n_types, &n_plans);
     if (st != BICL_SUCCESS) {
         fprintf(stderr, "bicl-check: %s: %s\n  %s\n", o->hf_config, bicl_status_string(st),
                 bicl_last_error(NULL));
         return -1;
     }
-    if (cfg.type == BICL_ROPE_DYNAMIC_NTK || cfg.type == BICL_ROPE_LONGROPE)
-        cfg.seq_len = cfg.max_position_embeddings; /* one length for every sequence */
+    printf("%s: layer types %s (%d), RoPE plans needed: %d\n", o->hf_config, names, n_types,
+           n_plans);
     const char *base = strrchr(o->hf_config, '/');
-    /* the adapters keep cfg (longrope factor arrays included) for the whole run: it is
-     * freed by the process exit */
-    o->first_op = harness_add_rope_config(base ? base + 1 : o->hf_config, &cfg);
+    base = base ? base + 1 : o->hf_config;
+    bool first_set = false;
+    for (char *lt = strtok(names, ","); lt; lt = strtok(NULL, ",")) {
+        bicl_rope_hf_options opt;
+        bicl_rope_hf_options_init(&opt);
+        opt.layer_type = lt;
+        bicl_rope_config cfg;
+        st = bicl_rope_config_from_hf_json_ex(text, &opt, &cfg);
+        if (st != BICL_SUCCESS) {
+            fprintf(stderr, "bicl-check: %s [%s]: %s\n  %s\n", o->hf_config, lt,
+                    bicl_status_string(st), bicl_last_error(NULL));
+            return -1;
+        }
+        if (cfg.type == BICL_ROPE_DYNAMIC_NTK || cfg.type == BICL_ROPE_LONGROPE)
+            cfg.seq_len = cfg.max_position_embeddings; /* one length for every sequence */
+        printf("  %s: %s pairs, rotary_dim %d of head_dim %d, theta %g, rope type %d\n", lt,
+               cfg.style == BICL_ROPE_GPTJ ? "interleaved (gptj)" : "half-split (neox)",
+               cfg.rotary_dim, cfg.head_dim, cfg.theta, (int)cfg.type);
+        /* one adapter set per layer type (a model with one layer type keeps the file's
+         * name); the adapters keep cfg (longrope factor arrays included) for the whole
+         * run: it is freed by the process exit */
+        static char labels[8][160];
+        static int n_labels;
+        const char *label = base;
+        if (n_types > 1 && n_labels < 8) {
+            snprintf(labels[n_labels], sizeof labels[0], "%s:%s", base, lt);
+            label = labels[n_labels++];
+        }
+        size_t first = harness_add_rope_config(label, &cfg);
+        if (!first_set)
+            o->first_op = first;
+        first_set = true;
+    }
     return 0;
 }
 
