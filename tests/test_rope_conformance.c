@@ -142,7 +142,9 @@ static double check_exact(const cJSON *c, const bicl_rope_plan *plan, const bicl
         int pos = cJSON_GetArrayItem(positions, p)->valueint;
         const cJSON *want = cJSON_GetArrayItem(outs, p);
         assert_int_equal(cJSON_GetArraySize(want), d);
-        assert_int_equal(bicl_ref_rope_head(plan, 0, pos, BICL_F32, x, BICL_F32, o), BICL_SUCCESS);
+        assert_int_equal(
+            bicl_ref_rope_head(plan, BICL_ROPE_SOURCE_AUTO, 0, pos, BICL_F32, x, BICL_F32, o),
+            BICL_SUCCESS);
         for (int j = 0; j < d; ++j) {
             double w = strtod(cJSON_GetArrayItem(want, j)->valuestring, NULL);
             if (j >= r) {
