@@ -673,7 +673,7 @@ static bicl_status add_type(hf_doc *d, hf_obj where, const char *key, const char
         return BICL_SUCCESS;
     if (strlen(t) >= LAYER_TYPE_CHARS || d->n_types == MAX_LAYER_TYPES)
         return bad(where, key, "has a layer type name or count bicl does not support");
-    strcpy(d->types[d->n_types++], t);
+    memcpy(d->types[d->n_types++], t, strlen(t) + 1); /* length checked above */
     return BICL_SUCCESS;
 }
 
@@ -810,16 +810,23 @@ static bool same_array(const double *a, const double *b, int n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
-/* Whether two parsed configs give the same plan. */
+/* Whether two parsed configs give the same plan: field by field (a memcmp of the
+ * structs would also compare their padding, which copies need not preserve). A field
+ * added to bicl_rope_config must be added here. */
 static bool same_rope(const bicl_rope_config *a, const bicl_rope_config *b)
 {
-    bicl_rope_config x = *a, y = *b;
     int n = a->rotary_dim / 2;
-    if (a->rotary_dim != b->rotary_dim || !same_array(a->long_factor, b->long_factor, n) ||
-        !same_array(a->short_factor, b->short_factor, n))
-        return false;
-    x.long_factor = x.short_factor = y.long_factor = y.short_factor = NULL;
-    return memcmp(&x, &y, sizeof x) == 0;
+    return a->head_dim == b->head_dim && a->rotary_dim == b->rotary_dim && a->style == b->style &&
+           a->theta == b->theta && a->type == b->type && a->factor == b->factor &&
+           a->low_freq_factor == b->low_freq_factor && a->high_freq_factor == b->high_freq_factor &&
+           a->original_max_position_embeddings == b->original_max_position_embeddings &&
+           a->max_position_embeddings == b->max_position_embeddings &&
+           a->beta_fast == b->beta_fast && a->beta_slow == b->beta_slow && a->mscale == b->mscale &&
+           a->mscale_all_dim == b->mscale_all_dim && a->attention_factor == b->attention_factor &&
+           a->truncate == b->truncate && a->seq_len == b->seq_len &&
+           a->angle_mode == b->angle_mode && same_array(a->long_factor, b->long_factor, n) &&
+           same_array(a->short_factor, b->short_factor, n) &&
+           same_array(a->freq_factors, b->freq_factors, n);
 }
 
 /* How many distinct RoPE configs the layer types need (reads each one; a layer type
