@@ -127,17 +127,36 @@ static void check_layout(const cJSON *c, const bicl_rope_config *cfg)
                  cfg->rotary_dim, num(c, "head_dim"), num(c, "rotary_dim"));
 }
 
+/* The generator's fixed vector x of d elements, and room for one rotated head. */
+static void head_buffers(int d, float **x, float **o)
+{
+    *x = malloc((size_t)d * sizeof **x);
+    *o = malloc((size_t)d * sizeof **o);
+    assert_true(*x && *o);
+    for (int j = 0; j < d; ++j)
+        (*x)[j] = x_elem(j);
+}
+
+/* A norm-ulp of rotary element j's pair (ulp_f32 of |(x0, x1)| * attn), and the pair. */
+static double norm_ulp(const bicl_rope_config *cfg, const float *x, int j, double attn, int *pair)
+{
+    int half = cfg->rotary_dim / 2;
+    int i = cfg->style == BICL_ROPE_GPTJ ? j / 2 : j % half;
+    int j0 = cfg->style == BICL_ROPE_GPTJ ? 2 * i : i;
+    int j1 = cfg->style == BICL_ROPE_GPTJ ? 2 * i + 1 : i + half;
+    *pair = i;
+    return ulp_f32(hypot((double)x[j0], (double)x[j1]) * attn);
+}
+
 /* Exact mode against the 200-bit evaluation: <= 2 norm-ulps, pass-through exact. */
 static double check_exact(const cJSON *c, const bicl_rope_plan *plan, const bicl_rope_config *cfg)
 {
     const cJSON *positions = cJSON_GetObjectItemCaseSensitive(reference, "positions");
     const cJSON *outs = cJSON_GetObjectItemCaseSensitive(c, "exact_out");
     const double attn = cJSON_GetObjectItemCaseSensitive(c, "attention_scaling_exact")->valuedouble;
-    int d = cfg->head_dim, r = cfg->rotary_dim, half = r / 2;
-    float *x = malloc((size_t)d * sizeof *x), *o = malloc((size_t)d * sizeof *o);
-    assert_true(x && o);
-    for (int j = 0; j < d; ++j)
-        x[j] = x_elem(j);
+    int d = cfg->head_dim, r = cfg->rotary_dim, i = 0;
+    float *x, *o;
+    head_buffers(d, &x, &o);
     double worst = 0.0;
     for (int p = 0; p < cJSON_GetArraySize(positions); ++p) {
         int pos = cJSON_GetArrayItem(positions, p)->valueint;
@@ -154,11 +173,7 @@ static double check_exact(const cJSON *c, const bicl_rope_plan *plan, const bicl
                              j, pos);
                 continue;
             }
-            int i = cfg->style == BICL_ROPE_GPTJ ? j / 2 : j % half;
-            int j0 = cfg->style == BICL_ROPE_GPTJ ? 2 * i : i;
-            int j1 = cfg->style == BICL_ROPE_GPTJ ? 2 * i + 1 : i + half;
-            double norm = hypot((double)x[j0], (double)x[j1]) * attn;
-            double err = fabs((double)o[j] - w) / ulp_f32(norm);
+            double err = fabs((double)o[j] - w) / norm_ulp(cfg, x, j, attn, &i);
             if (err > worst)
                 worst = err;
             if (err > 2.0)
@@ -198,11 +213,9 @@ static double check_hf(const cJSON *c, const bicl_rope_plan *plan, const bicl_ro
     const cJSON *outs = cJSON_GetObjectItemCaseSensitive(c, "hf_out");
     const cJSON *inv_hf = cJSON_GetObjectItemCaseSensitive(c, "inv_freq_hf");
     const double attn = cJSON_GetObjectItemCaseSensitive(c, "attention_scaling")->valuedouble;
-    int d = cfg->head_dim, r = cfg->rotary_dim, half = r / 2;
-    float *x = malloc((size_t)d * sizeof *x), *o = malloc((size_t)d * sizeof *o);
-    assert_true(x && o);
-    for (int j = 0; j < d; ++j)
-        x[j] = x_elem(j);
+    int d = cfg->head_dim, r = cfg->rotary_dim, i = 0;
+    float *x, *o;
+    head_buffers(d, &x, &o);
     double worst = 0.0;
     *same = 0.0;
     for (int p = 0; p < cJSON_GetArraySize(positions); ++p) {
@@ -217,11 +230,7 @@ static double check_hf(const cJSON *c, const bicl_rope_plan *plan, const bicl_ro
             uint32_t wb = (uint32_t)strtoul(cJSON_GetArrayItem(want, j)->valuestring, NULL, 16);
             float w;
             memcpy(&w, &wb, sizeof w);
-            int i = cfg->style == BICL_ROPE_GPTJ ? j / 2 : j % half;
-            int j0 = cfg->style == BICL_ROPE_GPTJ ? 2 * i : i;
-            int j1 = cfg->style == BICL_ROPE_GPTJ ? 2 * i + 1 : i + half;
-            double norm = hypot((double)x[j0], (double)x[j1]) * attn;
-            double err = fabs((double)o[j] - (double)w) / ulp_f32(norm);
+            double err = fabs((double)o[j] - (double)w) / norm_ulp(cfg, x, j, attn, &i);
             float inv = 0.0f;
             assert_int_equal(bicl_rope_hf_inv_freq_f32(cfg, i, &inv), BICL_SUCCESS);
             uint32_t ib;
