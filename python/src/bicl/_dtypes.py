@@ -41,7 +41,7 @@ def to_dtype(d: DtypeLike) -> Dtype:
 
 def numpy_dtype(d: Dtype) -> np.dtype:
     """The numpy dtype holding a bicl dtype's bits (bf16: uint16)."""
-    return _NP[Dtype(d)]
+    return np.dtype(_NP[Dtype(d)])
 
 
 def dtype_of_array(a: np.ndarray) -> Dtype:

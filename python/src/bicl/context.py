@@ -27,6 +27,8 @@ __all__ = ["Context", "DeviceArray", "Event", "View", "register_converter", "dev
            "Device", "check_build_options"]
 
 Shape = Tuple[int, ...]
+# numpy's array type, named apart from Context.np (the host-ops property)
+NDArray = np.ndarray
 
 
 class Event:
@@ -340,7 +342,7 @@ class Context:
         """Program builds and disk cache counters."""
         s = CacheStatsC()
         lib().bicl_context_cache_stats(self.handle, byref(s))
-        return {name: getattr(s, name) for name, _ in CacheStatsC._fields_}
+        return {name: getattr(s, name) for name, *_ in CacheStatsC._fields_}
 
     @property
     def queue(self) -> int:
@@ -375,7 +377,7 @@ class Context:
         return DeviceArray(self, _Buffer(_cl.create_buffer(self.cl_context, max(n, 1)), n), d,
                            shape)
 
-    def to_device(self, array: np.ndarray, dtype: Optional[DtypeLike] = None) -> DeviceArray:
+    def to_device(self, array: NDArray, dtype: Optional[DtypeLike] = None) -> DeviceArray:
         """A new device array holding a host array's elements (uint16 is read as bf16;
         ``dtype`` names another bicl dtype of the same item size)."""
         a = np.ascontiguousarray(array)

@@ -278,6 +278,7 @@ def reference_outputs(plan: RopePlan, seqs: Sequences, model: Model,
     pin = _positions_inputs(seqs, lay)
     pos = ref.positions_packed(pin["cu_seqlens"], pin["start"])
     q_rot, k_rot = ref.rope(plan, pos, host["q"], host["k"])
+    assert k_rot is not None
     r1, h = ref.residual_add(host["residual"], host["attn"])
     act = ref.glu("swiglu", host["gate"], host["up"], round_act_to_storage=True)
     r2, out = ref.residual_add(r1, host["mlp"])
@@ -438,6 +439,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     backend = a.backend
     if backend == "auto":
         backend = "torch" if torch_state == "available" else "numpy"
+    elif backend == "torch" and torch_state != "available":
+        print(f"bicl demo: --backend torch, but the PyTorch bridge is not available: {torch_state}")
+        return 1
     result: Dict[str, Any] = {"model": model.name, "sequences": dataclasses.asdict(seqs),
                               "torch_bridge": torch_state, "backend": backend, "runs": []}
     failures = 0

@@ -51,7 +51,8 @@ def _view(ctx: Context, obj: Any) -> Optional[View]:
     item = obj.dtype.itemsize
     if obj.offset % item or any(s % item for s in obj.strides):
         raise ValueError("a pyopencl Array whose offset or strides are not whole elements")
-    t = TensorC(obj.base_data.int_ptr, obj.offset // item, int(to_dtype(obj.dtype)), obj.ndim)
+    mem = obj.base_data.int_ptr  # type: ignore[union-attr]
+    t = TensorC(mem, obj.offset // item, int(to_dtype(obj.dtype)), obj.ndim)
     for i, (n, s) in enumerate(zip(obj.shape, obj.strides)):
         t.shape[i], t.stride[i] = n, s // item
 
