@@ -6,7 +6,7 @@ numpy has no bfloat16: bf16 host data travels as ``uint16`` bit patterns (a nump
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, Type, TypeVar, Union
+from typing import Any, Dict, Type, TypeVar, Union
 
 import numpy as np
 
@@ -17,7 +17,7 @@ __all__ = ["DtypeLike", "to_dtype", "numpy_dtype", "dtype_of_array", "enum_arg"]
 #: A bicl dtype given as Dtype, its name ("bf16"), or a numpy dtype.
 DtypeLike = Union[Dtype, str, np.dtype, type]
 
-_NP = {Dtype.F32: np.dtype(np.float32), Dtype.F16: np.dtype(np.float16),
+_NP: Dict[Dtype, np.dtype] = {Dtype.F32: np.dtype(np.float32), Dtype.F16: np.dtype(np.float16),
        Dtype.BF16: np.dtype(np.uint16), Dtype.I32: np.dtype(np.int32),
        Dtype.U8: np.dtype(np.uint8)}
 _FROM_NP = {np.dtype(np.float32): Dtype.F32, np.dtype(np.float16): Dtype.F16,
@@ -41,7 +41,7 @@ def to_dtype(d: DtypeLike) -> Dtype:
 
 def numpy_dtype(d: Dtype) -> np.dtype:
     """The numpy dtype holding a bicl dtype's bits (bf16: uint16)."""
-    return np.dtype(_NP[Dtype(d)])
+    return _NP[Dtype(d)]
 
 
 def dtype_of_array(a: np.ndarray) -> Dtype:
