@@ -9,8 +9,10 @@
 #     libcjson1 libcjson-dev); they are unpacked into /opt/rig, never into /;
 #   - NVIDIA's OpenCL library registered with the ICD loader (done here if missing).
 # usage: platforms/nvidia/rig.sh [BUILD_DIR]
-#   RIG_STAGES picks stages (default: all, in this order):
+#   RIG_STAGES picks stages (default: all but python, in this order):
 #     build test-nvidia check bench peers test-pocl audit startup
+#   and the opt-in stage python: python/tools/gpu_demo.sh (the Python package, its tests
+#   and the PyTorch bridge's Llama-layer demo), results in $OUT/python.
 #   Results go to $OUT (default BUILD_DIR/out): summary.txt, logs.tar.gz,
 #   check-nvidia.json, bench-nvidia.json, bench-nvidia.svg, clblast-nvidia.json.
 set -uo pipefail
@@ -87,6 +89,10 @@ fi
 if has startup && [ -x "$B/bicl-bench" ]; then
   "$B/bicl-bench" --device nvidia --startup >"$L/startup-nvidia.txt" 2>&1
   summary "$(cat "$L/startup-nvidia.txt")"
+fi
+if has python; then
+  OUT=$OUT/python python/tools/gpu_demo.sh "$B/python" >"$L/python.txt" 2>&1 || status=1
+  summary "$(tail -30 "$L/python.txt")"
 fi
 pack
 summary "== rig status: $([ $status = 0 ] && echo PASS || echo FAIL)"

@@ -1,0 +1,100 @@
+"""The PyTorch bridge. On a machine with torch, CUDA and NVIDIA's OpenCL (the H200 rig:
+python/tools/gpu_demo.sh) the ops run on pool tensors without copies; elsewhere only the
+allocator module's own behaviour is tested and the rest is skipped (CUDA is never a CI
+requirement)."""
+from __future__ import annotations
+
+import ctypes
+import os
+
+import numpy as np
+import pytest
+from conftest import assert_bits_equal
+
+import bicl
+from bicl import reference as ref
+from bicl import torch_bridge as tb
+
+
+def test_allocator_module_without_a_driver() -> None:
+    if not os.path.exists(tb.allocator_path()):
+        pytest.skip("the allocator module was not built here (no cuda.h)")
+    so = ctypes.CDLL(tb.allocator_path())
+    so.bicl_cuda_init.restype = ctypes.c_char_p
+    so.bicl_cuda_alloc.restype = ctypes.c_void_p
+    so.bicl_cuda_alloc.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
+    so.bicl_cuda_last_error.restype = ctypes.c_char_p
+    why = so.bicl_cuda_init().decode()
+    if not why:
+        pytest.skip("this machine has a CUDA driver")
+    assert "CUDA driver" in why
+    assert so.bicl_cuda_alloc(1024, 0, None) is None
+    assert so.bicl_cuda_last_error().decode() == why
+    assert tb.availability() != "available"
+
+
+@pytest.fixture(scope="module")
+def bridge():
+    why = tb.availability()
+    if why != "available":
+        pytest.skip(f"PyTorch bridge: {why}")
+    ctx = bicl.Context(os.environ.get("BICL_TORCH_DEVICE", "nvidia"))
+    return tb.TorchBridge(ctx)
+
+
+def _bf16(torch, a: np.ndarray):
+    return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+
+
+def _np(torch, t) -> np.ndarray:
+    return t.cpu().view(torch.int16).numpy().view(np.uint16)
+
+
+def test_ops_on_pool_tensors_equal_the_reference(bridge) -> None:
+    import torch
+
+    rng = np.random.default_rng(5)
+    gate = ref.f32_to_bf16(rng.standard_normal((33, 1000)).astype(np.float32) * 3)
+    up = ref.f32_to_bf16(rng.standard_normal((33, 1000)).astype(np.float32))
+    g, u = bridge.copy_in(_bf16(torch, gate)), bridge.copy_in(_bf16(torch, up))
+    act = bridge.empty((33, 1000), torch.bfloat16)
+    bridge.ctx.glu("swiglu", g, u, act, round_act_to_storage=True)
+    assert_bits_equal(_np(torch, act), ref.glu("swiglu", gate, up, round_act_to_storage=True), "glu")
+    # torch reads bicl's output without a copy, and bicl reads torch's
+    doubled = act.float() * 2
+    out = bridge.empty((33, 1000), torch.bfloat16)
+    with bridge.allocating():
+        y = torch.empty_like(doubled)
+    bridge.ctx.scale(0.5, doubled, y)
+    bridge.ctx.cast(y, out)
+    assert torch.equal(out, act)
+    # a view with an offset and strides inside a segment
+    half = bridge.empty((17, 1000), torch.float32)
+    bridge.ctx.unary("silu", g[::2], half)
+    assert_bits_equal(half.cpu().numpy(), ref.unary("silu", gate[::2], "f32"), "strided")
+
+
+def test_segments_are_imported_once_and_released(bridge) -> None:
+    import torch
+
+    before = bridge.stats()
+    x = bridge.empty((1 << 16,), torch.float32)
+    x.fill_(1.5)
+    for _ in range(5):
+        bridge.ctx.unary("relu", x, x)
+    after = bridge.stats()
+    assert after["imports"] - before["imports"] <= 1
+    assert float(x[7]) == 1.5
+    del x
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()  # frees unused segments: their cl_mem goes with them
+    s = bridge.stats()
+    assert s["segments_made"] - s["segments_freed"] == s["segments_live"]
+
+
+def test_tensor_outside_the_pool_is_refused(bridge) -> None:
+    import torch
+
+    x = torch.zeros(16, device=bridge.device)
+    with pytest.raises(ValueError, match="pool"):
+        bridge.ctx.unary("relu", x, x)
