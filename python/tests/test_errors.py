@@ -47,7 +47,7 @@ def test_unknown_device() -> None:
 
 
 def test_invalid_config_names_the_key() -> None:
-    text = ('{"hidden_size": 64, "num_attention_heads": 2, "rope_scaling": '
+    text = ('{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "rope_scaling": '
             '{"rope_type": "llama3", "factor": -1}}')
     with pytest.raises(bicl.BiclError) as e:
         bicl.RopeConfig.from_hf_json(text)

@@ -43,13 +43,38 @@ def test_config_by_hand_and_replace() -> None:
 
 
 def test_longrope_arrays_round_trip() -> None:
-    text = ('{"hidden_size": 64, "num_attention_heads": 2, "max_position_embeddings": 4096,'
+    text = ('{"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 2,'
+            ' "max_position_embeddings": 4096,'
             ' "original_max_position_embeddings": 1024, "rope_scaling": {"type": "longrope",'
             ' "long_factor": [' + ", ".join(["2.0"] * 16) + '], "short_factor": ['
             + ", ".join(["1.5"] * 16) + ']}}')
     c = bicl.RopeConfig.from_hf_json(text)
     assert c.long_factor == [2.0] * 16 and c.short_factor == [1.5] * 16
     c.replace(seq_len=2000).check()
+
+
+def test_layer_types_and_explicit_style() -> None:
+    gemma3 = ('{"model_type": "gemma3_text", "head_dim": 128, "hidden_size": 2560,'
+              ' "num_attention_heads": 8, "num_hidden_layers": 12, "rope_theta": 1000000.0,'
+              ' "rope_local_base_freq": 10000.0, "sliding_window_pattern": 6,'
+              ' "rope_scaling": {"rope_type": "linear", "factor": 8.0}}')
+    names, plans = bicl.hf_layer_types(gemma3)
+    assert sorted(names) == ["full_attention", "sliding_attention"] and plans == 2
+    assert bicl.hf_layer_type(gemma3, 5) == "full_attention"
+    assert bicl.hf_layer_type(gemma3, 0) == "sliding_attention"
+    with pytest.raises(bicl.BiclError) as e:  # two plans: the layer type must be named
+        bicl.RopeConfig.from_hf_json(gemma3)
+    assert e.value.status == bicl.Status.ERR_INVALID_CONFIG
+    full = bicl.RopeConfig.from_hf_json(gemma3, layer_type="full_attention")
+    local = bicl.RopeConfig.from_hf_json(gemma3, layer_type="sliding_attention")
+    assert (full.theta, full.factor, full.type) == (1000000.0, 8.0, bicl.RopeType.LINEAR)
+    assert (local.theta, local.type) == (10000.0, bicl.RopeType.DEFAULT)
+    unknown = '{"model_type": "not_a_model", "head_dim": 64, "num_attention_heads": 4}'
+    with pytest.raises(bicl.BiclError) as e:
+        bicl.RopeConfig.from_hf_json(unknown)
+    assert "model_type" in e.value.detail
+    c = bicl.RopeConfig.from_hf_json(unknown, style="gptj")
+    assert c.style == bicl.RopeStyle.GPTJ and c.head_dim == 64
 
 
 def _qk(shape_q, shape_k, seed=1):

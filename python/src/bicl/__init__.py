@@ -24,14 +24,15 @@ from ._lib import BiclError, library_path
 from ._tools import check, golden_path, tool_path
 from .context import (Context, Device, DeviceArray, Event, View, check_build_options, devices,
                       register_converter)
-from .rope import RopeConfig, RopePlan
+from .rope import RopeConfig, RopePlan, hf_layer_type, hf_layer_types
 
 __version__ = VERSION_STRING
 
 __all__ = ["BiclError", "BinaryOp", "Context", "Device", "DeviceArray", "Dtype", "Event",
            "GluAct", "GluLayout", "MAX_RANK", "Option", "RopeAngleMode", "RopeConfig",
            "RopePlan", "RopeSource", "RopeStyle", "RopeType", "Status", "UnaryOp", "View",
-           "check", "check_build_options", "devices", "golden_path", "library_path",
+           "check", "check_build_options", "devices", "golden_path", "hf_layer_type",
+           "hf_layer_types", "library_path",
            "library_version", "reference", "register_converter", "status_string",
            "tool_path", "__version__"]
 

@@ -121,6 +121,13 @@ class RopeConfigC(Structure):
     ]
 
 
+class RopeHfOptionsC(Structure):
+    """bicl_rope_hf_options (struct_size set by bicl_rope_hf_options_init)."""
+
+    _fields_ = [("struct_size", c_size_t), ("explicit_style", c_int), ("style", c_int),
+                ("layer_type", c_char_p)]
+
+
 # ------------------------------------------------------------- the function table
 _S = "status"  # marks a function returning bicl_status (raises BiclError on failure)
 _P = c_void_p  # every handle: bicl_context *, bicl_options *, plans, cl_* objects
@@ -198,6 +205,12 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "bicl_rope_config_init": (None, [POINTER(RopeConfigC), c_int, c_int]),
     "bicl_rope_config_check": (_S, [POINTER(RopeConfigC)]),
     "bicl_rope_config_from_hf_json": (_S, [c_char_p, POINTER(RopeConfigC)]),
+    "bicl_rope_hf_options_init": (None, [POINTER(RopeHfOptionsC)]),
+    "bicl_rope_config_from_hf_json_ex": (_S, [c_char_p, POINTER(RopeHfOptionsC),
+                                              POINTER(RopeConfigC)]),
+    "bicl_rope_config_layer_types": (_S, [c_char_p, c_char_p, c_size_t, POINTER(c_int),
+                                          POINTER(c_int)]),
+    "bicl_rope_config_layer_type": (_S, [c_char_p, c_int, c_char_p, c_size_t]),
     "bicl_rope_config_release": (None, [POINTER(RopeConfigC)]),
     "bicl_rope_plan_create": (_S, [_P, POINTER(RopeConfigC), c_int, c_int, POINTER(_P)]),
     "bicl_rope_plan_free": (None, [_P]),

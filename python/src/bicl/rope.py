@@ -19,7 +19,7 @@ import numpy as np
 
 from ._dtypes import enum_arg
 from ._enums import RopeAngleMode, RopeStyle, RopeType, Status
-from ._lib import BiclError, RopeConfigC, lib
+from ._lib import BiclError, RopeConfigC, RopeHfOptionsC, lib
 
 __all__ = ["RopeConfig", "RopePlan"]
 
@@ -61,13 +61,25 @@ class RopeConfig:
         return cls._from_c(c)
 
     @classmethod
-    def from_hf_json(cls, text: Union[str, bytes]) -> "RopeConfig":
+    def from_hf_json(cls, text: Union[str, bytes], layer_type: Optional[str] = None,
+                     style: Optional[Union["RopeStyle", str]] = None) -> "RopeConfig":
         """The config from the text of a model's Hugging Face config.json (raises
         BiclError with ERR_INVALID_CONFIG naming the key). seq_len (dynamic NTK,
-        longrope) is not in config.json: set it per sequence before making a plan."""
+        longrope) is not in config.json: set it per sequence before making a plan.
+        layer_type: the layer type to read when the layers need several plans (Gemma 3:
+        "sliding_attention", "full_attention"; :func:`hf_layer_types` lists them).
+        style: the pair style, for a model_type bicl does not know (the caller vouches for
+        it); by default it comes from model_type (bicl_rope_config_from_hf_json_ex)."""
         raw = text.encode() if isinstance(text, str) else text
+        opt = RopeHfOptionsC()
+        lib().bicl_rope_hf_options_init(byref(opt))
+        if layer_type is not None:
+            opt.layer_type = layer_type.encode()
+        if style is not None:
+            opt.explicit_style = 1
+            opt.style = int(RopeStyle[style.upper()] if isinstance(style, str) else style)
         c = RopeConfigC()
-        lib().bicl_rope_config_from_hf_json(raw, byref(c))
+        lib().bicl_rope_config_from_hf_json_ex(raw, byref(opt), byref(c))
         try:
             return cls._from_c(c)
         finally:
@@ -188,3 +200,24 @@ class RopePlan:
             self.free()
         except Exception:
             pass
+
+
+def hf_layer_types(text: Union[str, bytes]) -> Tuple[List[str], int]:
+    """The layer types of a config.json (in order of first use) and how many distinct
+    RoPE plans they need (bicl_rope_config_layer_types): (["sliding_attention",
+    "full_attention"], 2) for Gemma 3, (["full_attention"], 1) for most models."""
+    raw = text.encode() if isinstance(text, str) else text
+    names = ctypes.create_string_buffer(4096)
+    n_types, n_plans = c_int(0), c_int(0)
+    lib().bicl_rope_config_layer_types(raw, names, len(names), byref(n_types), byref(n_plans))
+    listed = names.value.decode().split(",") if names.value else []
+    return listed, n_plans.value
+
+
+def hf_layer_type(text: Union[str, bytes], layer: int) -> str:
+    """The layer type of layer `layer` (0-based) as transformers assigns it
+    (bicl_rope_config_layer_type)."""
+    raw = text.encode() if isinstance(text, str) else text
+    name = ctypes.create_string_buffer(256)
+    lib().bicl_rope_config_layer_type(raw, layer, name, len(name))
+    return name.value.decode()
