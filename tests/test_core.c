@@ -139,6 +139,8 @@ static void every_status_has_its_own_string(void **state)
 
 /* ----------------------------------------------------------------- device */
 
+/* Missing advertised capabilities: the provable ones are left to the self-test and
+ * named as such; the others refuse the device, each by name. */
 static void suitability_names_each_missing_capability(void **state)
 {
     (void)state;
@@ -146,15 +148,38 @@ static void suitability_names_each_missing_capability(void **state)
     memset(&info, 0, sizeof info);
     info.caps = 0x1ff & ~(unsigned)(BICL_CAP_CR_DIVIDE_SQRT | BICL_CAP_DENORM);
     char why[1024];
-    assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_ERR_DEVICE_UNSUITABLE);
+    assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_SUCCESS);
+    assert_non_null(strstr(why, "self-test"));
+    assert_non_null(strstr(why, "must prove"));
     assert_non_null(strstr(why, "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT"));
     assert_non_null(strstr(why, "CL_FP_DENORM"));
-    assert_null(strstr(why, "CL_FP_INF_NAN"));
+    info.caps &= ~(unsigned)(BICL_CAP_INF_NAN | BICL_CAP_COMPILER);
+    assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_ERR_DEVICE_UNSUITABLE);
+    assert_non_null(strstr(why, "CL_FP_INF_NAN"));
+    assert_non_null(strstr(why, "CL_DEVICE_COMPILER_AVAILABLE"));
+    assert_null(strstr(why, "CL_FP_DENORM")); /* provable: not a reason to refuse */
     info.caps = 0x1ff;
     assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_SUCCESS);
+    assert_null(strstr(why, "must prove"));
     info.caps = 0x1ff & ~(unsigned)BICL_CAP_FP64; /* fp64 is recorded, not required */
     assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_SUCCESS);
     assert_non_null(strstr(why, "no fp64"));
+}
+
+/* Every context passed the self-test on its device (its cases are the host's answers,
+ * tests/test_host.c plants wrong ones), and says so in its fingerprint. */
+static void the_self_test_ran_and_the_fingerprint_says_so(void **state)
+{
+    test_env *env = *state;
+    assert_true(env->ctx->selftested);
+    assert_non_null(strstr(bicl_fingerprint(env->ctx), " self-tested"));
+    assert_int_equal(env->ctx->info.caps & BICL_CAPS_PROVABLE, BICL_CAPS_PROVABLE);
+    char why[512];
+    bicl_context_verdict(env->ctx, why, sizeof why);
+    assert_non_null(strstr(why, "self-tested"));
+    /* hiding fp64 (BICL_HIDE_FP64=1, the no-fp64 ctest entries) shows in the caps */
+    assert_int_equal(bicl_context_has_fp64(env->ctx) == 0,
+                     bicl_fp64_hidden() || !(env->ctx->caps_advertised & BICL_CAP_FP64));
 }
 
 static void device_selection_and_creation_errors(void **state)
@@ -616,6 +641,7 @@ int main(void)
         cmocka_unit_test(allowed_options_change_fingerprint_not_bits),
         cmocka_unit_test(every_status_has_its_own_string),
         cmocka_unit_test(suitability_names_each_missing_capability),
+        cmocka_unit_test(the_self_test_ran_and_the_fingerprint_says_so),
         cmocka_unit_test(device_selection_and_creation_errors),
         cmocka_unit_test(build_failure_carries_the_log),
         cmocka_unit_test(every_program_source_starts_with_the_pragma),

@@ -120,7 +120,10 @@ typedef enum bicl_status {
     BICL_ERR_UNSUPPORTED = 26,
     /* An unknown option key or enum value was passed. */
     BICL_ERR_INVALID_ENUM = 27,
-    BICL_STATUS_COUNT_ = 28
+    /* A device spec matches several devices (listed in the detail): add ":N" or use an
+     * index from bicl-info. */
+    BICL_ERR_DEVICE_AMBIGUOUS = 28,
+    BICL_STATUS_COUNT_ = 29
 } bicl_status;
 
 /* A short constant English name for a status ("BICL_ERR_OUT_OF_BOUNDS: ..."). Never NULL. */
