@@ -73,13 +73,13 @@ static int parse_args(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
-        const char **value = strcmp(a, "--device") == 0   ? &o->device
-                             : strcmp(a, "--json") == 0   ? &o->json
-                             : strcmp(a, "--golden") == 0 ? &o->golden
-                             : strcmp(a, "--verify") == 0 ? &o->verify
+        const char **value = strcmp(a, "--device") == 0      ? &o->device
+                             : strcmp(a, "--json") == 0      ? &o->json
+                             : strcmp(a, "--golden") == 0    ? &o->golden
+                             : strcmp(a, "--verify") == 0    ? &o->verify
                              : strcmp(a, "--hf-config") == 0 ? &o->hf_config
-                             : strcmp(a, "--op") == 0     ? &o->ops[o->n_ops]
-                                                          : NULL;
+                             : strcmp(a, "--op") == 0        ? &o->ops[o->n_ops]
+                                                             : NULL;
         if (value) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "bicl-check: %s needs a value\n", a);
@@ -316,17 +316,22 @@ static int write_json(const options *o, const harness_report *rep, const bicl_co
 
 static void print_summary(FILE *out, const harness_report *rep, double secs)
 {
-    size_t failed = 0;
-    for (size_t i = 0; i < rep->n; ++i)
+    size_t failed = 0, not_applicable = 0;
+    for (size_t i = 0; i < rep->n; ++i) {
         failed += !rep->r[i].pass;
+        not_applicable += rep->r[i].not_applicable;
+    }
     fprintf(out, "\n");
     harness_report_print_table(rep, out);
     if (failed) {
         fprintf(out, "\n");
         harness_report_print_failures(rep, out);
     }
-    fprintf(out, "\nbicl-check: %s: %zu of %zu results failed (%.1f s)\n", failed ? "FAIL" : "PASS",
-            failed, rep->n, secs);
+    fprintf(out, "\nbicl-check: %s: %zu of %zu results failed", failed ? "FAIL" : "PASS", failed,
+            rep->n);
+    if (not_applicable)
+        fprintf(out, ", %zu not applicable (the device has no fp64)", not_applicable);
+    fprintf(out, " (%.1f s)\n", secs);
 }
 
 static int check_device(const options *o, bicl_context *ctx, const harness_golden *golden)
