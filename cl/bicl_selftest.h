@@ -44,6 +44,10 @@
 #define BICL_ST_DCOS      23u /* cos of bicl_sincos_dd(a, 0) */
 #define BICL_ST_COUNT     24u
 
+/* The answer to an unknown op: never the host's answer. Spelled without a "ull"
+ * suffix, which means a 128-bit long long in OpenCL C. */
+#define BICL_ST_UNKNOWN ((bicl_u64)0xdeadbeefu)
+
 BICL_FN bicl_u64 bicl_st_f32(float x)
 {
     return (bicl_u64)bicl_f32_as_u32(x);
@@ -89,7 +93,7 @@ BICL_FN bicl_u64 bicl_selftest_f32(bicl_u32 op, bicl_u64 a, bicl_u64 b, bicl_u64
         return bicl_st_f32(bicl_tanhf(x));
     if (op == BICL_ST_ERFF)
         return bicl_st_f32(bicl_erff(x));
-    return 0xdeadbeefull; /* unknown op: never the host's answer */
+    return BICL_ST_UNKNOWN;
 }
 
 #ifdef BICL_HAVE_FP64
@@ -118,7 +122,7 @@ BICL_FN bicl_u64 bicl_selftest_eval(bicl_u32 op, bicl_u64 a, bicl_u64 b, bicl_u6
 {
 #ifdef BICL_HAVE_FP64
     if (op >= BICL_ST_F32_COUNT)
-        return op < BICL_ST_COUNT ? bicl_selftest_f64(op, a, b, c) : 0xdeadbeefull;
+        return op < BICL_ST_COUNT ? bicl_selftest_f64(op, a, b, c) : BICL_ST_UNKNOWN;
 #endif
     return bicl_selftest_f32(op, a, b, c);
 }

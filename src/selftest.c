@@ -387,7 +387,7 @@ static bicl_status st_verdict(unsigned caps, const st_cases *g, const bicl_u64 *
                                                                      "divide and sqrt: "
                           : st_cap_of(op) == BICL_CAP_DENORM       ? "fp32 denormals: "
                                                                    : "";
-        snprintf(m->why, sizeof m->why, "missing %s%s", cap, d);
+        snprintf(m->why, sizeof m->why, "%s%s%s", cap[0] ? "missing " : "", cap, d);
         m->status = BICL_ERR_DEVICE_UNSUITABLE;
         return m->status;
     }

@@ -23,12 +23,12 @@ typedef struct options {
     size_t first_op;       /* registry index of the first op to run */
     const char *ops[MAX_OP_FILTERS];
     size_t n_ops;
-    bool quick, list, help;
+    bool quick, primary, list, help;
 } options;
 
 static void usage(FILE *f)
 {
-    fputs("usage: bicl-check [--device SPEC] [--quick] [--op NAME]... [--json FILE|-]\n"
+    fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--op NAME]... [--json FILE|-]\n"
           "                  [--verify FILE]\n"
           "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
@@ -44,6 +44,9 @@ static void usage(FILE *f)
           "  --device SPEC  device index or name text (default: $BICL_DEVICE, else the\n"
           "                 first suitable device)\n"
           "  --quick        layouts once; variants and offsets on the packed layout only\n"
+          "  --primary      only the one configuration (dtypes, parameters) of each op that\n"
+          "                 runs every kernel variant: every kernel family and variant on\n"
+          "                 the smallest sweep (the oclgrind test runs it)\n"
           "  --op NAME      only this op (repeatable); --list shows the names\n"
           "  --json FILE    write the results as JSON ('-': stdout; the table then goes\n"
           "                 to stderr)\n"
@@ -93,6 +96,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->n_ops += strcmp(a, "--op") == 0;
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = true;
+        } else if (strcmp(a, "--primary") == 0) {
+            o->primary = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -125,10 +130,13 @@ static bool selected(const options *o, const char *op_name)
     return false;
 }
 
-/* Op i runs when it is at or after first_op (--hf-config) and passes the --op filter. */
+/* Op i runs when it is at or after first_op (--hf-config) and passes the --op and
+ * --primary filters. */
 static bool selected_at(const options *o, size_t i)
 {
-    return i >= o->first_op && selected(o, harness_op_at(i)->name);
+    const harness_op *op = harness_op_at(i);
+    return i >= o->first_op && selected(o, op->name) &&
+           !(o->primary && (op->flags & HARNESS_OP_FEW_VARIANTS));
 }
 
 static void operand_list(FILE *f, const harness_operand *ops, int n)
