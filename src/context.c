@@ -58,14 +58,15 @@ static bicl_status select_device(const char *spec, cl_device_id *out)
     if (*spec) { /* the device named; its suitability is the context's to judge */
         st = bicl_device_spec_resolve(spec, infos, n, &chosen);
     } else { /* no spec: the first device that passes the self-test */
-        st = BICL_ERR_DEVICE_NOT_FOUND;
+        char why[1024] = "";
+        st = BICL_ERR_DEVICE_UNSUITABLE;
         for (size_t i = 0; i < n && st != BICL_SUCCESS; ++i)
-            if (bicl_device_check(devs[i], NULL, 0) == BICL_SUCCESS) {
+            if (bicl_device_check(devs[i], why[0] ? NULL : why, sizeof why) == BICL_SUCCESS) {
                 chosen = i;
                 st = BICL_SUCCESS;
             }
         if (st != BICL_SUCCESS)
-            return bicl_fail(st, "no suitable device (bicl-info says why)");
+            return bicl_fail(st, "no suitable device; the first: %s", why);
     }
     if (st == BICL_SUCCESS)
         *out = devs[chosen];
