@@ -119,15 +119,15 @@ enum {
 };
 
 typedef struct bicl_device_info {
+    size_t max_work_group;
+    cl_ulong mem_base_align_bytes;
+    unsigned caps;
+    cl_uint compute_units; /* at least 1 */
     char platform_name[256];
     char platform_version[256];
     char vendor[256];
     char device_name[256];
     char driver_version[256];
-    unsigned caps;
-    size_t max_work_group;
-    cl_ulong mem_base_align_bytes;
-    cl_uint compute_units; /* at least 1 */
 } bicl_device_info;
 
 /* Capabilities the self-test proves where a device does not advertise them. */

@@ -1011,6 +1011,7 @@ int main(void)
         cmocka_unit_test(invalid_configs_are_refused),
         cmocka_unit_test(invalid_applies_write_nothing),
     };
+    test_filter_from_env();
     int failed = cmocka_run_group_tests_name("rope", tests, test_env_setup, test_env_teardown);
     if (inline_cases_not_applicable)
         printf("rope: %u inline cos/sin cases not applicable (no fp64): each refused with "
