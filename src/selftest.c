@@ -421,8 +421,25 @@ bicl_status bicl_selftest_judge(const uint64_t *cases, size_t n, const uint64_t 
     return st;
 }
 
+/* The host's answers are the reference only when this process keeps denormals (an
+ * engine linked with -ffast-math, or one that set FTZ/DAZ, does not): then neither
+ * the self-test nor the host reference can be trusted, and the caller is told why. */
+static bicl_status st_host_keeps_denormals(void)
+{
+    volatile float tiny = 0x1p-149f, three = 3.0f;
+    /* compared as bits: under DAZ a comparison with a denormal sees zero too */
+    if (bicl_f32_as_u32(tiny * three) == 3u)
+        return BICL_SUCCESS;
+    return bicl_fail(BICL_ERR_UNSUPPORTED,
+                     "this process flushes fp32 denormals (FTZ/DAZ): the host reference and the "
+                     "device self-test need them");
+}
+
 static bicl_status st_run_test(bicl_context *ctx, st_memo *m)
 {
+    bicl_status hs = st_host_keeps_denormals();
+    if (hs != BICL_SUCCESS)
+        return hs;
     st_cases g;
     bicl_status st = st_make_cases((ctx->info.caps & BICL_CAP_FP64) != 0, &g);
     if (st != BICL_SUCCESS)

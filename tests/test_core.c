@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 /* ------------------------------------------------------------ build options */
 
@@ -180,6 +183,37 @@ static void the_self_test_ran_and_the_fingerprint_says_so(void **state)
     /* hiding fp64 (BICL_HIDE_FP64=1, the no-fp64 ctest entries) shows in the caps */
     assert_int_equal(bicl_context_has_fp64(env->ctx) == 0,
                      bicl_fp64_hidden() || !(env->ctx->caps_advertised & BICL_CAP_FP64));
+}
+
+/* A process that flushes denormals (FTZ/DAZ, as -ffast-math's start-up code sets) cannot
+ * compute the host reference: the self-test says so instead of blaming the device. */
+static void a_host_flushing_denormals_is_named(void **state)
+{
+#if defined(__SSE__)
+    test_env *env = *state;
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    /* other build options: a fingerprint whose verdict is not yet known */
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_BUILD_OPTIONS, "-w"), BICL_SUCCESS);
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u); /* FTZ and DAZ */
+    bicl_context *c = NULL;
+    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &c);
+    _mm_setcsr(csr);
+    assert_int_equal(st, BICL_ERR_UNSUPPORTED);
+    assert_null(c);
+    assert_non_null(strstr(bicl_last_error(NULL), "flushes fp32 denormals"));
+    /* with denormals back, the same options give a context */
+    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &c),
+                     BICL_SUCCESS);
+    bicl_context_free(c);
+    bicl_options_free(o);
+#else
+    (void)state;
+    skip();
+#endif
 }
 
 static void device_selection_and_creation_errors(void **state)
@@ -642,6 +676,7 @@ int main(void)
         cmocka_unit_test(every_status_has_its_own_string),
         cmocka_unit_test(suitability_names_each_missing_capability),
         cmocka_unit_test(the_self_test_ran_and_the_fingerprint_says_so),
+        cmocka_unit_test(a_host_flushing_denormals_is_named),
         cmocka_unit_test(device_selection_and_creation_errors),
         cmocka_unit_test(build_failure_carries_the_log),
         cmocka_unit_test(every_program_source_starts_with_the_pragma),
