@@ -23,13 +23,16 @@ typedef struct options {
     size_t first_op;       /* registry index of the first op to run */
     const char *ops[MAX_OP_FILTERS];
     size_t n_ops;
+    const char *skip[MAX_OP_FILTERS];
+    size_t n_skip;
     bool quick, primary, list, help;
 } options;
 
 static void usage(FILE *f)
 {
-    fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--op NAME]... [--json FILE|-]\n"
-          "                  [--verify FILE]\n"
+    fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--op NAME]... [--skip-op "
+          "NAME]...\n"
+          "                  [--json FILE|-] [--verify FILE]\n"
           "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
           "       bicl-check --list | --help\n"
@@ -48,6 +51,7 @@ static void usage(FILE *f)
           "                 runs every kernel variant: every kernel family and variant on\n"
           "                 the smallest sweep (the oclgrind test runs it)\n"
           "  --op NAME      only this op (repeatable); --list shows the names\n"
+          "  --skip-op NAME not this op (repeatable)\n"
           "  --json FILE    write the results as JSON ('-': stdout; the table then goes\n"
           "                 to stderr)\n"
           "  --verify FILE  also check the device's outputs against golden hashes\n"
@@ -82,18 +86,21 @@ static int parse_args(int argc, char **argv, options *o)
                              : strcmp(a, "--verify") == 0    ? &o->verify
                              : strcmp(a, "--hf-config") == 0 ? &o->hf_config
                              : strcmp(a, "--op") == 0        ? &o->ops[o->n_ops]
+                             : strcmp(a, "--skip-op") == 0   ? &o->skip[o->n_skip]
                                                              : NULL;
         if (value) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "bicl-check: %s needs a value\n", a);
                 return -1;
             }
-            if (strcmp(a, "--op") == 0 && o->n_ops == MAX_OP_FILTERS) {
-                fprintf(stderr, "bicl-check: at most %d --op\n", MAX_OP_FILTERS);
+            if ((strcmp(a, "--op") == 0 && o->n_ops == MAX_OP_FILTERS) ||
+                (strcmp(a, "--skip-op") == 0 && o->n_skip == MAX_OP_FILTERS)) {
+                fprintf(stderr, "bicl-check: at most %d %s\n", MAX_OP_FILTERS, a);
                 return -1;
             }
             *value = argv[++i];
             o->n_ops += strcmp(a, "--op") == 0;
+            o->n_skip += strcmp(a, "--skip-op") == 0;
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = true;
         } else if (strcmp(a, "--primary") == 0) {
@@ -107,11 +114,13 @@ static int parse_args(int argc, char **argv, options *o)
             return -1;
         }
     }
-    for (size_t k = 0; k < o->n_ops; ++k)
-        if (!op_exists(o->ops[k])) {
-            fprintf(stderr, "bicl-check: no op named '%s' (--list shows them)\n", o->ops[k]);
+    for (size_t k = 0; k < o->n_ops + o->n_skip; ++k) {
+        const char *name = k < o->n_ops ? o->ops[k] : o->skip[k - o->n_ops];
+        if (!op_exists(name)) {
+            fprintf(stderr, "bicl-check: no op named '%s' (--list shows them)\n", name);
             return -1;
         }
+    }
     if (o->golden && o->verify) {
         fprintf(stderr, "bicl-check: --golden writes, --verify checks: give one\n");
         return -1;
@@ -119,9 +128,12 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-/* Does the --op filter let this op name through? */
+/* Do the --op and --skip-op filters let this op name through? */
 static bool selected(const options *o, const char *op_name)
 {
+    for (size_t k = 0; k < o->n_skip; ++k)
+        if (strcmp(o->skip[k], op_name) == 0)
+            return false;
     if (o->n_ops == 0)
         return true;
     for (size_t k = 0; k < o->n_ops; ++k)
