@@ -38,7 +38,8 @@
 
 /* Moves of VW lanes between a global vector and a private array. The host runs a
  * vector variant only when every operand's offset is a multiple of VW, so the
- * vector pointers are aligned (buffer bases are aligned to at least 16 bytes). */
+ * vector pointers are aligned: the host also proves each buffer's device address aligned
+ * to a whole vector (bicl_mem_align; zero-copy buffers may be element-aligned only). */
 #define BICL_VEC_(T, N)        T##N
 #define BICL_VEC(T, N)         BICL_VEC_(T, N)
 #define BICL_VLD_1(T, p, v, a) ((a)[0] = (p)[v])
@@ -313,7 +314,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 /* Instantiates M(TI, TO) for the 9 pairs of float storage dtypes. */
 #define BICL_FOR_DTYPE_PAIRS(M)                                                                    \
     M(f32, f32)                                                                                    \
-    M(f32, f16) M(f32, bf16) M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32) M(bf16, f16)        \
-        M(bf16, bf16)
+    M(f32, f16)                                                                                    \
+    M(f32, bf16) M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32) M(bf16, f16) M(bf16, bf16)
 
 #endif /* BICL_KERNEL_H */

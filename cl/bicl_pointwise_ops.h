@@ -131,4 +131,13 @@ BICL_FN float bicl_op_scale(float x, float s)
     return bicl_f32_nan_fix2(x * s, x, s);
 }
 
+/* Causal mask: is column col of row row filled (col > row + offset)? The host clamps
+ * offset to [-rows, cols - 1] first (bicl_mask_causal_offset; nothing in a rows x cols
+ * matrix can tell the clamped offset from the original), so row + offset never
+ * overflows: an offset of LONG_MAX fills nothing, LONG_MIN everything. */
+BICL_FN int bicl_causal_filled(bicl_i64 col, bicl_i64 row, bicl_i64 offset)
+{
+    return col > row + offset;
+}
+
 #endif /* BICL_POINTWISE_OPS_H */

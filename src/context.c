@@ -140,6 +140,8 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     bicl_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "bicl_context_create");
+    static _Atomic uint64_t next_generation = 1;
+    ctx->generation = atomic_fetch_add(&next_generation, 1);
     st = bicl_device_query(device, &ctx->info);
     if (st != BICL_SUCCESS) {
         free(ctx);

@@ -172,6 +172,9 @@ typedef struct bicl_program_entry {
 } bicl_program_entry;
 
 struct bicl_context {
+    /* Unique over the process's life: a plan remembers it, so that a new context that
+     * reuses a freed one's address is never taken for the plan's own. */
+    uint64_t generation;
     cl_context cl_ctx;
     cl_device_id device;
     bicl_device_info info;
@@ -318,6 +321,15 @@ bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_
                              const char *oth, bool identical_ok);
 bicl_status bicl_queue_check(const bicl_context *ctx, cl_command_queue q, cl_uint n_wait,
                              const cl_event *wait);
+/* The alignment in bytes (a power of two, at most the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN)
+ * that the host can prove for the device address of the buffer's first byte: the base
+ * alignment for the runtime's own allocations, the host pointer's for CL_MEM_USE_HOST_PTR
+ * (zero copy: OpenCL promises only element alignment there), and a sub-buffer's origin
+ * within its parent's. Vector kernels run only where every operand is aligned so. */
+size_t bicl_mem_align(const bicl_context *ctx, cl_mem mem);
+/* The causal mask's offset clamped to [-rows, cols - 1], where it means the same
+ * (cl/bicl_pointwise_ops.h, bicl_causal_filled); shared by the op and its reference. */
+long bicl_mask_causal_offset(long offset, size_t rows, size_t cols);
 
 /* Up to 4 dims after merging dims that are contiguous in every operand. */
 #define BICL_MAX_OPERANDS 6

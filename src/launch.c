@@ -86,14 +86,19 @@ static shape_kind classify(const bicl_iter *it)
     return rows ? SHAPE_ROWS : SHAPE_STRIDED;
 }
 
-/* Vector loads need every operand's start (and row start) on a multiple of vw. */
-static bool aligned(const bicl_iter *it, const bicl_tensor *const *ops, int n_ops, shape_kind k,
-                    unsigned vw)
+/* Vector loads need every operand's start (and row start) on a multiple of vw, and its
+ * buffer's device address aligned to a whole vector. */
+static bool aligned(const bicl_context *ctx, const bicl_iter *it, const bicl_tensor *const *ops,
+                    int n_ops, shape_kind k, unsigned vw)
 {
+    if (vw <= 1)
+        return true;
     for (int o = 0; o < n_ops; ++o) {
         if (ops[o]->offset % vw != 0)
             return false;
         if (k == SHAPE_ROWS && it->stride[o][0] % vw != 0)
+            return false;
+        if (bicl_mem_align(ctx, ops[o]->mem) % (vw * bicl_dtype_size(ops[o]->dtype)) != 0)
             return false;
     }
     return true;
@@ -169,7 +174,7 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
     bicl_iter_build(&it, ops, n_ops);
     shape_kind kind = classify(&it);
     bicl_variant v = bicl_context_variant_for(ctx, launch_class(ops, n_ops));
-    unsigned vw = kind != SHAPE_STRIDED && aligned(&it, ops, n_ops, kind, v.vector_width)
+    unsigned vw = kind != SHAPE_STRIDED && aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;
     static const char *const suffix[] = {"flat", "rows", "strided"};

@@ -698,7 +698,7 @@ bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue, con
     char name[48];
     snprintf(name, sizeof name, "mask_causal_%s_%s", bicl_dtype_tag(x->dtype),
              bicl_dtype_tag(y->dtype));
-    cl_long off = offset;
+    cl_long off = bicl_mask_causal_offset(offset, y->shape[y->rank - 2], y->shape[y->rank - 1]);
     bicl_kernel_arg extra[2] = {{sizeof off, &off}, {sizeof fill, &fill}};
     return positional_launch(ctx, queue, name, x, y, NULL, extra, 2, n_wait, wait, done);
 }

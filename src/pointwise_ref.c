@@ -4,6 +4,7 @@
 
 #include "bicl_pointwise_ops.h"
 
+#include <limits.h>
 #include <math.h>
 
 static bool is_float(bicl_dtype d)
@@ -132,6 +133,34 @@ bicl_status bicl_ref_mask_fill(bicl_dtype x_dtype, const void *x, const uint8_t 
         return st;
     for (size_t i = 0; i < n; ++i) {
         if (select[i])
+            bicl_ref_store(y_dtype, y, i, fill);
+        else
+            bicl_ref_copy_elem(x_dtype, x, i, y_dtype, y, i);
+    }
+    return BICL_SUCCESS;
+}
+
+long bicl_mask_causal_offset(long offset, size_t rows, size_t cols)
+{
+    long lo = rows > (size_t)LONG_MAX ? LONG_MIN : -(long)rows;
+    long hi = cols - 1 > (size_t)LONG_MAX ? LONG_MAX : (long)(cols - 1);
+    return offset < lo ? lo : offset > hi ? hi : offset;
+}
+
+bicl_status bicl_ref_mask_fill_causal(bicl_dtype x_dtype, const void *x, size_t rows, size_t cols,
+                                      long offset, float fill, bicl_dtype y_dtype, void *y,
+                                      size_t n)
+{
+    bicl_clear_error();
+    bicl_status st = check_arrays(x, x, y, x_dtype, x_dtype, y_dtype, "bicl_ref_mask_fill_causal");
+    if (st != BICL_SUCCESS)
+        return st;
+    if (rows == 0 || cols == 0 || n % rows != 0 || (n / rows) % cols != 0)
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "n = %zu is not a multiple of rows x cols", n);
+    long off = bicl_mask_causal_offset(offset, rows, cols);
+    for (size_t i = 0; i < n; ++i) {
+        size_t c = i % cols, r = i / cols % rows;
+        if (bicl_causal_filled((bicl_i64)c, (bicl_i64)r, off))
             bicl_ref_store(y_dtype, y, i, fill);
         else
             bicl_ref_copy_elem(x_dtype, x, i, y_dtype, y, i);

@@ -24,6 +24,7 @@ enum {
 
 struct bicl_rope_plan {
     bicl_context *ctx;
+    uint64_t ctx_generation; /* ctx->generation at creation (bicl_rope_plan_owned_by) */
     bicl_rope_config cfg;
     int half;     /* rotary_dim / 2 */
     double *inv;  /* inv_freq[half] */
@@ -257,6 +258,7 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     if (!p)
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "rope plan");
     p->ctx = ctx;
+    p->ctx_generation = ctx->generation;
     p->cfg = *cfg;
     p->half = cfg->rotary_dim / 2;
     p->table_positions = table_positions;
@@ -349,6 +351,30 @@ static bicl_status check_qk(const bicl_context *ctx, const bicl_rope_plan *plan,
     return bicl_shapes_equal(in, in_name, out, out_name);
 }
 
+/* The source AUTO stands for, and the largest position a source serves: one fact for
+ * the kernels (their `limit`) and the host references. */
+static bicl_rope_source resolve_source(const bicl_rope_plan *plan, bicl_rope_source source)
+{
+    if (source != BICL_ROPE_SOURCE_AUTO)
+        return source;
+    return plan->table_positions > 0 ? BICL_ROPE_SOURCE_TABLE : BICL_ROPE_SOURCE_INLINE;
+}
+
+static int source_limit(const bicl_rope_plan *plan, bicl_rope_source source)
+{
+    return source == BICL_ROPE_SOURCE_TABLE ? plan->table_positions - 1 : plan->max_position;
+}
+
+/* A plan works only with the context it was made on, while that context lives: the
+ * address alone could be a new context's (ctx->generation tells them apart). */
+static bicl_status plan_owned_by(const bicl_rope_plan *plan, const bicl_context *ctx)
+{
+    if (plan->ctx != ctx || plan->ctx_generation != ctx->generation)
+        return bicl_fail(BICL_ERR_CONTEXT_MISMATCH,
+                         "the plan belongs to another bicl_context (or to a freed one)");
+    return BICL_SUCCESS;
+}
+
 static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
                                bicl_rope_source *source, const bicl_tensor *pos,
                                const bicl_tensor *qi, const bicl_tensor *qo, const bicl_tensor *ki,
@@ -356,10 +382,10 @@ static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
 {
     if (!plan)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_apply: plan is NULL");
-    if (plan->ctx != ctx)
-        return bicl_fail(BICL_ERR_CONTEXT_MISMATCH, "the plan belongs to another bicl_context");
-    if (*source == BICL_ROPE_SOURCE_AUTO)
-        *source = plan->table_positions > 0 ? BICL_ROPE_SOURCE_TABLE : BICL_ROPE_SOURCE_INLINE;
+    bicl_status st = plan_owned_by(plan, ctx);
+    if (st != BICL_SUCCESS)
+        return st;
+    *source = resolve_source(plan, *source);
     if (*source == BICL_ROPE_SOURCE_TABLE && plan->table_positions == 0)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "the plan has no table");
     if (*source == BICL_ROPE_SOURCE_INLINE && !(ctx->info.caps & BICL_CAP_FP64))
@@ -371,7 +397,7 @@ static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
         return bicl_fail(BICL_ERR_NULL_POINTER, "positions, q_in and q_out are required");
     if ((ki == NULL) != (ko == NULL))
         return bicl_fail(BICL_ERR_NULL_POINTER, "k_in and k_out must both be given or both NULL");
-    bicl_status st = bicl_dtype_check(pos, "positions", 1u << BICL_I32);
+    st = bicl_dtype_check(pos, "positions", 1u << BICL_I32);
     if (st == BICL_SUCCESS)
         st = bicl_tensor_check(ctx, pos, "positions", false, true);
     if (st == BICL_SUCCESS && pos->rank > 2)
@@ -443,13 +469,15 @@ typedef struct rope_shape {
     size_t wg; /* work-group size, the variant's */
 } rope_shape;
 
-/* A view the vector kernels can move vw elements at a time: head_dim contiguous, and
- * its offset and the strides of the dims that step (extent > 1) multiples of vw, so
- * that every head starts on a vector boundary. */
-static bool vector_view(const bicl_tensor *t, unsigned vw)
+/* A view the vector kernels can move vw elements at a time: head_dim contiguous, its
+ * offset and the strides of the dims that step (extent > 1) multiples of vw, and its
+ * buffer's device address aligned to a whole vector (bicl_mem_align), so that every
+ * head starts on a vector boundary. */
+static bool vector_view(const bicl_context *ctx, const bicl_tensor *t, unsigned vw)
 {
     int r = t->rank;
-    if (t->stride[r - 1] != 1 || t->offset % vw != 0)
+    if (t->stride[r - 1] != 1 || t->offset % vw != 0 ||
+        bicl_mem_align(ctx, t->mem) % (vw * bicl_dtype_size(t->dtype)) != 0)
         return false;
     for (int d = 0; d < r - 1; ++d)
         if (t->shape[d] > 1 && (size_t)t->stride[d] % vw != 0)
@@ -467,7 +495,7 @@ static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan 
     for (unsigned vw = want; vw >= 4; vw /= 2) {
         bool ok = plan->half % (int)vw == 0 && ctx->info.mem_base_align_bytes >= (size_t)8 * vw;
         for (int i = 0; ok && i < 4; ++i)
-            ok = vector_view(views[i], vw);
+            ok = vector_view(ctx, views[i], vw);
         if (ok)
             return vw;
     }
@@ -569,8 +597,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
                     (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
                     (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
                     (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0);
-    cl_int limit =
-        source == BICL_ROPE_SOURCE_TABLE ? plan->table_positions - 1 : plan->max_position;
+    cl_int limit = source_limit(plan, source);
     bicl_args a = {k, 0, CL_SUCCESS};
     cl_ulong pos_off = positions->offset;
     cl_ulong pos_sb = positions->rank == 2 ? (cl_ulong)positions->stride[0] : 0;
@@ -610,16 +637,25 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
 }
 
 bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rope_plan *plan,
-                             unsigned *count, int *first_bad)
+                             unsigned *count, int *first_bad, cl_uint n_wait, const cl_event *wait)
 {
     bicl_clear_error();
     if (!ctx || !plan)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_errors: NULL argument");
-    bicl_status st = bicl_queue_check(ctx, queue, 0, NULL);
+    bicl_status st = plan_owned_by(plan, ctx);
+    if (st == BICL_SUCCESS)
+        st = bicl_queue_check(ctx, queue, n_wait, wait);
     if (st != BICL_SUCCESS)
         return st;
+    /* An out-of-order queue runs a command as soon as its wait list allows: the barrier
+     * (no list: every command enqueued before it) puts the read after the applies on
+     * this queue, the wait list after those on other queues. */
+    cl_int err = clEnqueueBarrierWithWaitList(queue, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clEnqueueBarrierWithWaitList (rope errors)");
     int e[2] = {0, INT_MAX};
-    cl_int err = clEnqueueReadBuffer(queue, plan->err_mem, CL_TRUE, 0, sizeof e, e, 0, NULL, NULL);
+    err = clEnqueueReadBuffer(queue, plan->err_mem, CL_TRUE, 0, sizeof e, e, n_wait,
+                              n_wait ? wait : NULL, NULL);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clEnqueueReadBuffer (rope errors)");
     int reset[2] = {0, INT_MAX};
@@ -754,29 +790,49 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
 
 /* --------------------------------------------------------- host references */
 
-bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, int pos, int i, float *c, float *s)
+/* The reference's checks of a source: the one the apply would take, and refused where
+ * the apply refuses it (a table source without a table). */
+static bicl_status ref_source(const bicl_rope_plan *plan, bicl_rope_source *source)
+{
+    if ((int)*source < BICL_ROPE_SOURCE_AUTO || *source > BICL_ROPE_SOURCE_INLINE)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown rope source %d", (int)*source);
+    *source = resolve_source(plan, *source);
+    if (*source == BICL_ROPE_SOURCE_TABLE && plan->table_positions == 0)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "the plan has no table");
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, bicl_rope_source source, int pos,
+                                  int i, float *c, float *s)
 {
     bicl_clear_error();
     if (!plan || !c || !s)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_rope_cos_sin: NULL argument");
+    bicl_status st = ref_source(plan, &source);
+    if (st != BICL_SUCCESS)
+        return st;
     if (i < 0 || i >= plan->half)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "pair %d of %d", i, plan->half);
-    if (pos < 0 || pos > plan->max_position)
+    if (pos < 0 || pos > source_limit(plan, source))
         return bicl_fail(BICL_ERR_POSITION_OUT_OF_RANGE, "position %d", pos);
     rope_cos_sin(plan, pos, i, c, s);
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, int inverse, int pos,
-                               bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype, void *out)
+bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source source, int inverse,
+                               int pos, bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
+                               void *out)
 {
     bicl_clear_error();
     if (!plan || !x || !out)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_rope_head: NULL argument");
     if (in_dtype > BICL_BF16 || out_dtype > BICL_BF16)
         return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "f32, f16 and bf16 only");
+    bicl_status st = ref_source(plan, &source);
+    if (st != BICL_SUCCESS)
+        return st;
     const bicl_rope_config *c = &plan->cfg;
-    bool ok = pos >= 0 && pos <= plan->max_position;
+    bool ok = pos >= 0 && pos <= source_limit(plan, source);
     for (int i = 0; i < plan->half; ++i) {
         size_t e0 = c->style == BICL_ROPE_GPTJ ? (size_t)(2 * i) : (size_t)i;
         size_t e1 = c->style == BICL_ROPE_GPTJ ? (size_t)(2 * i + 1) : (size_t)(i + plan->half);

@@ -63,37 +63,7 @@ static bool last_element(const bicl_tensor *t, size_t *last)
     return true;
 }
 
-/* Output views must not map two indices to one element: with dims sorted by
- * stride, each stride must clear the span of all smaller dims. */
-static bool self_overlaps(const bicl_tensor *t)
-{
-    size_t st[BICL_MAX_RANK], sh[BICL_MAX_RANK];
-    int n = 0;
-    for (int i = 0; i < t->rank; ++i) {
-        if (t->shape[i] == 1)
-            continue;
-        if (t->stride[i] == 0)
-            return true;
-        st[n] = (size_t)t->stride[i];
-        sh[n] = t->shape[i];
-        ++n;
-    }
-    for (int i = 1; i < n; ++i) /* insertion sort by stride, ascending */
-        for (int j = i; j > 0 && st[j] < st[j - 1]; --j) {
-            size_t a = st[j], b = sh[j];
-            st[j] = st[j - 1];
-            sh[j] = sh[j - 1];
-            st[j - 1] = a;
-            sh[j - 1] = b;
-        }
-    size_t span = 0; /* largest offset reachable by the smaller dims */
-    for (int i = 0; i < n; ++i) {
-        if (st[i] <= span)
-            return true;
-        span += (sh[i] - 1) * st[i];
-    }
-    return false;
-}
+static bool self_overlaps(const bicl_tensor *t);
 
 static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, const char *name,
                              bool output, size_t bytes)
@@ -119,7 +89,42 @@ static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, cons
     clGetMemObjectInfo(t->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
     if (output && (flags & CL_MEM_READ_ONLY))
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: output buffer is CL_MEM_READ_ONLY", name);
+    /* A kernel reading a CL_MEM_WRITE_ONLY buffer is undefined behaviour in OpenCL. */
+    if (!output && (flags & CL_MEM_WRITE_ONLY))
+        return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: input buffer is CL_MEM_WRITE_ONLY", name);
     return BICL_SUCCESS;
+}
+
+/* The largest power of two dividing v, at most cap (cap itself for v == 0). */
+static size_t low_bit(uintptr_t v, size_t cap)
+{
+    uintptr_t b = v & (~v + 1);
+    return v == 0 || b > cap ? cap : (size_t)b;
+}
+
+size_t bicl_mem_align(const bicl_context *ctx, cl_mem mem)
+{
+    size_t base = ctx->info.mem_base_align_bytes ? (size_t)ctx->info.mem_base_align_bytes : 1;
+    cl_mem parent = NULL;
+    if (clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
+            CL_SUCCESS &&
+        parent) {
+        size_t origin = 0;
+        if (clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL) != CL_SUCCESS)
+            return 1;
+        return low_bit(origin, bicl_mem_align(ctx, parent));
+    }
+    /* The runtime places its own allocations on the device's base alignment; a buffer
+     * over the engine's memory (zero copy) starts wherever that memory does. */
+    cl_mem_flags flags = 0;
+    if (clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS)
+        return 1;
+    if (!(flags & CL_MEM_USE_HOST_PTR))
+        return base;
+    void *host = NULL;
+    if (clGetMemObjectInfo(mem, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS || !host)
+        return 1;
+    return low_bit((uintptr_t)host, base);
 }
 
 bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output, bool broadcast_ok,
@@ -132,10 +137,13 @@ bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output,
     if (t->rank < 1 || t->rank > BICL_MAX_RANK)
         return bicl_fail(BICL_ERR_INVALID_RANK, "%s: rank %d (must be 1..%d)", name, t->rank,
                          BICL_MAX_RANK);
-    size_t n = 1;
-    for (int i = 0; i < t->rank; ++i) {
+    /* Every extent first: a view with a zero extent has no elements, whatever its
+     * strides say (a contiguous stride computed from a 0 extent is 0 too). */
+    for (int i = 0; i < t->rank; ++i)
         if (t->shape[i] == 0)
             return bicl_fail(BICL_ERR_ZERO_EXTENT, "%s: shape[%d] is 0", name, i);
+    size_t n = 1;
+    for (int i = 0; i < t->rank; ++i) {
         if (mul_overflows(n, t->shape[i], &n))
             return bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "%s: element count overflows", name);
         if (t->stride[i] < 0)
@@ -266,6 +274,35 @@ static bool solvable(const overlap_problem *p, int k, long long d, int *budget)
 /* Largest magnitude the search works with; anything beyond answers "may overlap". */
 #define OVERLAP_LIMIT ((long long)1 << 61)
 
+/* Sorts the dims by stride, descending (the search then tries the coarse steps first),
+ * fills rlo/rhi, and runs the search for sum c_k * s_k == d. Yes when the budget runs
+ * out or a sum could leave [-2^61, 2^61]: "may overlap" is the safe answer. */
+static bool dims_solvable(overlap_problem *p, long long d)
+{
+    for (int i = 1; i < p->n; ++i)
+        for (int j = i; j > 0 && p->s[j] > p->s[j - 1]; --j) {
+            long long ts = p->s[j], tl = p->lo[j], th = p->hi[j];
+            p->s[j] = p->s[j - 1];
+            p->lo[j] = p->lo[j - 1];
+            p->hi[j] = p->hi[j - 1];
+            p->s[j - 1] = ts;
+            p->lo[j - 1] = tl;
+            p->hi[j - 1] = th;
+        }
+    long long rlo = 0, rhi = 0;
+    for (int k = p->n - 1; k >= 0; --k) {
+        p->rlo[k] = rlo;
+        p->rhi[k] = rhi;
+        if (p->hi[k] > (OVERLAP_LIMIT - rhi) / p->s[k] ||
+            -p->lo[k] > (OVERLAP_LIMIT + rlo) / p->s[k])
+            return true;
+        rhi += p->hi[k] * p->s[k];
+        rlo += p->lo[k] * p->s[k];
+    }
+    int budget = 4096;
+    return solvable(p, 0, d, &budget);
+}
+
 /* Exact test for two views with the same element size and the same strides wherever
  * both have an extent > 1 (e.g. q and k heads inside one fused qkv buffer), their
  * first elements d elements apart. Index i of a and j of b meet when
@@ -288,27 +325,59 @@ static bool same_stride_views_overlap(const bicl_tensor *a, const bicl_tensor *b
         p.lo[p.n] = 1 - (long long)b->shape[i];
         ++p.n;
     }
-    for (int i = 1; i < p.n; ++i)
-        for (int j = i; j > 0 && p.s[j] > p.s[j - 1]; --j) {
-            long long ts = p.s[j], tl = p.lo[j], th = p.hi[j];
-            p.s[j] = p.s[j - 1];
-            p.lo[j] = p.lo[j - 1];
-            p.hi[j] = p.hi[j - 1];
-            p.s[j - 1] = ts;
-            p.lo[j - 1] = tl;
-            p.hi[j - 1] = th;
-        }
-    long long rlo = 0, rhi = 0;
-    for (int k = p.n - 1; k >= 0; --k) {
-        p.rlo[k] = rlo;
-        p.rhi[k] = rhi;
-        if (p.hi[k] > (OVERLAP_LIMIT - rhi) / p.s[k] || -p.lo[k] > (OVERLAP_LIMIT + rlo) / p.s[k])
+    return dims_solvable(&p, d);
+}
+
+/* An output view maps two indices to one element when some nonzero c, |c_k| < shape_k,
+ * has sum c_k * s_k == 0. Quick proof first: with dims sorted by stride, each stride
+ * clears the span of all smaller dims (every dense or padded layout). Otherwise the
+ * exact search, once per dim j taken as the largest-stride dim with c_j != 0 (and
+ * c_j > 0, since -c is a solution too): [2, 3] with strides [3, 2] is accepted. */
+static bool self_overlaps(const bicl_tensor *t)
+{
+    long long st[BICL_MAX_RANK], sh[BICL_MAX_RANK];
+    int n = 0;
+    for (int i = 0; i < t->rank; ++i) {
+        if (t->shape[i] == 1)
+            continue;
+        if (t->stride[i] == 0)
             return true;
-        rhi += p.hi[k] * p.s[k];
-        rlo += p.lo[k] * p.s[k];
+        if (t->shape[i] > (size_t)OVERLAP_LIMIT || (size_t)t->stride[i] > (size_t)OVERLAP_LIMIT)
+            return true;
+        st[n] = (long long)t->stride[i];
+        sh[n] = (long long)t->shape[i];
+        ++n;
     }
-    int budget = 4096;
-    return solvable(&p, 0, d, &budget);
+    for (int i = 1; i < n; ++i) /* insertion sort by stride, ascending */
+        for (int j = i; j > 0 && st[j] < st[j - 1]; --j) {
+            long long a = st[j], b = sh[j];
+            st[j] = st[j - 1];
+            sh[j] = sh[j - 1];
+            st[j - 1] = a;
+            sh[j - 1] = b;
+        }
+    /* The caller proved the view's last element fits in size_t, so span does too. */
+    bool cleared = true;
+    size_t span = 0; /* largest offset reachable by the smaller dims */
+    for (int i = 0; cleared && i < n; ++i) {
+        cleared = (size_t)st[i] > span;
+        span += (size_t)(sh[i] - 1) * (size_t)st[i];
+    }
+    if (cleared)
+        return false;
+    for (int j = 0; j < n; ++j) { /* c_k = 0 for the dims with a larger stride than j */
+        overlap_problem p;
+        p.n = 0;
+        for (int k = 0; k <= j; ++k) {
+            p.s[p.n] = st[k];
+            p.lo[p.n] = k == j ? 1 : 1 - sh[k];
+            p.hi[p.n] = sh[k] - 1;
+            ++p.n;
+        }
+        if (dims_solvable(&p, 0))
+            return true;
+    }
+    return false;
 }
 
 static bool same_strides(const bicl_tensor *a, const bicl_tensor *b)

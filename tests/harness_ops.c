@@ -876,7 +876,7 @@ static bicl_status rope_run(const harness_op *op, const harness_call *call)
     unsigned bad = 0;
     int first_bad = 0;
     if (st == BICL_SUCCESS)
-        st = bicl_rope_errors(call->ctx, call->queue, s->plan, &bad, &first_bad);
+        st = bicl_rope_errors(call->ctx, call->queue, s->plan, &bad, &first_bad, 0, NULL);
     return st;
 }
 
@@ -890,7 +890,7 @@ static bicl_status rope_reference(const harness_op *op, void *state, int32_t pos
     bicl_status st = BICL_SUCCESS;
     for (int j = 0; j < 2 && st == BICL_SUCCESS; ++j)
         for (size_t h = 0; h < op->in[j].features / d && st == BICL_SUCCESS; ++h)
-            st = bicl_ref_rope_head(s->plan, 0, position, it,
+            st = bicl_ref_rope_head(s->plan, def->source, 0, position, it,
                                     (const unsigned char *)in[j] + h * d * bicl_dtype_size(it), ot,
                                     (unsigned char *)out[j] + h * d * bicl_dtype_size(ot));
     return st;

@@ -1,19 +1,22 @@
 #!/bin/sh
 # install_example.sh MODE BUILD_DIR SOURCE_DIR WORK_DIR CC - installs the build tree
-# into WORK_DIR/prefix with `cmake --install`, then builds docs/examples/engine_example.c
-# against the installed package only, and runs it on the test device:
-#   MODE=cmake       find_package(bicl CONFIG) with CMAKE_PREFIX_PATH, against both
-#                    bicl::bicl and bicl::bicl_static;
-#   MODE=pkg-config  one compiler command with `pkg-config --cflags --libs bicl`.
+# into WORK_DIR/prefix with `cmake --install`, then builds programs against the
+# installed package only, and runs them on the test device:
+#   MODE=cmake       docs/examples/engine_example.c through find_package(bicl CONFIG)
+#                    with CMAKE_PREFIX_PATH, against both bicl::bicl and bicl::bicl_static;
+#   MODE=pkg-config  the same example, one compiler command with `pkg-config --cflags
+#                    --libs bicl`;
+#   MODE=engine      the engine-client suite tests/engine/ (find_package, ctest).
 # BICL_EXAMPLE_CFLAGS adds compiler flags (the sanitizer build sets them); CMAKE names
 # the cmake that configured the build tree (default: the one on PATH); BICL_CJSON_DIR
-# the directory of the cJSON library bicl was built with (static linking needs it).
+# the directory of the cJSON library bicl was built with (static linking needs it);
+# BICL_PREFIX_PATH the build's CMAKE_PREFIX_PATH (CMocka for the engine suite on a rig).
 set -eu
 mode=$1 build=$2 src=$3 work=$4 cc=$5
 extra=${BICL_EXAMPLE_CFLAGS:-}
 cmake=${CMAKE:-cmake}
 cjson_dir=${BICL_CJSON_DIR:-}
-case $work in */example_*) ;; *) echo "refusing scratch dir $work"; exit 2 ;; esac
+case $work in */example_* | */engine_client) ;; *) echo "refusing scratch dir $work"; exit 2 ;; esac
 prefix=$work/prefix
 # Runs a step with its output in a log, shown only when the step fails.
 quiet() {
@@ -23,9 +26,19 @@ quiet() {
 rm -rf "$work"
 mkdir -p "$work"
 quiet "$work/install.log" "$cmake" --install "$build" --prefix "$prefix"
-# The example must never see the source or build tree: copy it out first.
+# The programs must never see the source or build tree: copy them out first.
 cp -r "$src/docs/examples" "$work/examples"
+cp -r "$src/tests/engine" "$work/engine"
 case $mode in
+engine)
+  quiet "$work/configure-engine.log" "$cmake" -S "$work/engine" -B "$work/build-engine" \
+    -DCMAKE_PREFIX_PATH="$prefix${BICL_PREFIX_PATH:+;$BICL_PREFIX_PATH}" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra"
+  quiet "$work/build-engine.log" "$cmake" --build "$work/build-engine"
+  ctest=$(dirname "$cmake")/ctest
+  [ -x "$ctest" ] || ctest=ctest
+  "$ctest" --test-dir "$work/build-engine" --output-on-failure
+  ;;
 cmake)
   for link in shared static; do
     static=OFF

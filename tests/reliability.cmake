@@ -66,3 +66,9 @@ set_tests_properties(fuzz_validation PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
 add_test(NAME static_analysis
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reliability/static_analysis.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(static_analysis PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+# The header filter of a checkout inside a folder named src (and one with regex
+# characters in its path) takes the project's src/ and include/bicl/ headers, never cl/.
+add_test(NAME static_analysis_header_filter
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/reliability/header_filter_test.sh
+                 ${CMAKE_CURRENT_SOURCE_DIR}/reliability/static_analysis.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/header_filter_test)

@@ -345,7 +345,7 @@ BAD(rope_positions_of_other_context)
 }
 BAD(rope_errors_queue_of_other_context)
 {
-    return bicl_rope_errors(C, f->other_queue, f->plan, NULL, NULL);
+    return bicl_rope_errors(C, f->other_queue, f->plan, NULL, NULL, 0, NULL);
 }
 static bicl_status plan_of(fixture *f, bicl_rope_config *c, int max_position)
 {
@@ -467,7 +467,7 @@ BAD(null_context_every_op)
         bicl_mask_fill_causal(NULL, Q, &f->tx, 0, 0.0f, &f->ty, 0, NULL, NULL),
         bicl_rope_apply(NULL, Q, f->plan, BICL_ROPE_SOURCE_TABLE, 0, &f->tpos, &f->tq, &f->tqo,
                         NULL, NULL, 0, NULL, NULL),
-        bicl_rope_errors(NULL, Q, f->plan, NULL, NULL),
+        bicl_rope_errors(NULL, Q, f->plan, NULL, NULL, 0, NULL),
         bicl_positions_packed(NULL, Q, &f->tcu, NULL, &f->tpout, 0, NULL, NULL),
         bicl_positions_padded(NULL, Q, &f->tm, NULL, &f->tpout, 0, NULL, NULL),
     };

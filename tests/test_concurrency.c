@@ -63,8 +63,8 @@ static void compute_references(worker *w)
     for (int t = 0; t < TOK; ++t)
         for (int h = 0; h < HEADS; ++h) {
             size_t at = ((size_t)t * HEADS + (size_t)h) * HDIM;
-            bicl_ref_rope_head(w->plan, 0, w->ps[t], BICL_F32, w->xs + at, BICL_F32,
-                               w->want[5] + at);
+            bicl_ref_rope_head(w->plan, BICL_ROPE_SOURCE_AUTO, 0, w->ps[t], BICL_F32, w->xs + at,
+                               BICL_F32, w->want[5] + at);
         }
     bicl_ref_mask_fill(BICL_F32, w->xs, w->ms, -INFINITY, BICL_F32, w->want[6], NEL);
     uint8_t causal[NEL];
@@ -258,7 +258,8 @@ static void eight_threads_share_one_context(void **state)
            OPS, pooled);
     unsigned count = 0;
     int first = 0;
-    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first), BICL_SUCCESS);
+    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first, 0, NULL),
+                     BICL_SUCCESS);
     for (int t = 0; t < THREADS; ++t)
         worker_teardown(&ws[t]);
     assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);

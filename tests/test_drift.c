@@ -542,8 +542,8 @@ static void drift_dynamic_ntk_batch_length(void **state)
     size_t differ = 0;
     for (int i = 0; i < 32; ++i) {
         float ca, sa, cb, sb;
-        bicl_ref_rope_cos_sin(pa, 999, i, &ca, &sa);
-        bicl_ref_rope_cos_sin(pb, 999, i, &cb, &sb);
+        bicl_ref_rope_cos_sin(pa, BICL_ROPE_SOURCE_AUTO, 999, i, &ca, &sa);
+        bicl_ref_rope_cos_sin(pb, BICL_ROPE_SOURCE_AUTO, 999, i, &cb, &sb);
         differ += ca != cb || sa != sb;
     }
     print_message("drift 9, dynamic NTK by batch length: %zu of 32 frequencies of one token "

@@ -247,7 +247,8 @@ static void enqueue_faults_are_statuses(void **state)
     }
     unsigned count = 0;
     int first = 0;
-    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, f.plan, &count, &first), BICL_SUCCESS);
+    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, f.plan, &count, &first, 0, NULL),
+                     BICL_SUCCESS);
     fixture_free(&f);
 }
 
@@ -361,10 +362,10 @@ static void read_fault_in_rope_errors(void **state)
     unsigned count = 0;
     int first = 0;
     fault_arm("clEnqueueReadBuffer", CL_OUT_OF_RESOURCES, 0, 1);
-    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, f.plan, &count, &first),
+    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, f.plan, &count, &first, 0, NULL),
                      BICL_ERR_OUT_OF_RESOURCES);
     fault_arm("clEnqueueReadBuffer", 0, 0, 0);
-    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, f.plan, &count, &first),
+    assert_int_equal(bicl_rope_errors(env->ctx, env->queue, f.plan, &count, &first, 0, NULL),
                      BICL_ERR_POSITION_OUT_OF_RANGE);
     assert_int_equal(count, 1); /* one bad token */
     assert_int_equal(first, 99);

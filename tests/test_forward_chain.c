@@ -650,7 +650,8 @@ static void assert_matches_reference(const fc_state *st, const tok_out *o, int s
     for (int h = 0; h < N_QH + N_KH; ++h) {
         const uint16_t *in = h < N_QH ? o->qb + h * HEAD_DIM : o->kb;
         const uint16_t *got = h < N_QH ? o->qr + h * HEAD_DIM : o->kr;
-        assert_int_equal(bicl_ref_rope_head(st->plan, 0, t, BICL_BF16, in, BICL_BF16, u16),
+        assert_int_equal(bicl_ref_rope_head(st->plan, BICL_ROPE_SOURCE_AUTO, 0, t, BICL_BF16, in,
+                                            BICL_BF16, u16),
                          BICL_SUCCESS);
         assert_memory_equal(got, u16, HEAD_DIM * 2);
     }

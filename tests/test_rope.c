@@ -52,8 +52,8 @@ static void problem_free(rope_problem *p)
 }
 
 /* Host reference of the whole problem: [T][H][D] of out_dt. */
-static void *problem_reference(const rope_problem *p, const bicl_rope_plan *plan, int inverse,
-                               const void *x, size_t heads)
+static void *problem_reference(const rope_problem *p, const bicl_rope_plan *plan,
+                               bicl_rope_source source, int inverse, const void *x, size_t heads)
 {
     size_t ies = bicl_dtype_size(p->in_dt), oes = bicl_dtype_size(p->out_dt);
     unsigned char *out = malloc(p->T * heads * p->D * oes);
@@ -61,7 +61,7 @@ static void *problem_reference(const rope_problem *p, const bicl_rope_plan *plan
     for (size_t t = 0; t < p->T; ++t)
         for (size_t h = 0; h < heads; ++h) {
             size_t at = (t * heads + h) * p->D;
-            bicl_ref_rope_head(plan, inverse, p->pos[t], p->in_dt,
+            bicl_ref_rope_head(plan, source, inverse, p->pos[t], p->in_dt,
                                (const unsigned char *)x + at * ies, p->out_dt, out + at * oes);
         }
     return out;
@@ -108,8 +108,8 @@ static void assert_refused_without_fp64(test_env *env, bicl_status st, const tes
 }
 
 static void compare_outputs(test_env *env, const rope_problem *p, const bicl_rope_plan *plan,
-                            int inverse, const test_buf *bqo, const test_buf *bko,
-                            const char *what);
+                            bicl_rope_source source, int inverse, const test_buf *bqo,
+                            const test_buf *bko, const char *what);
 
 /* Runs the problem on the device as THD, out of place, and compares with the reference
  * (an inline case without fp64: asserts the refusal). */
@@ -133,7 +133,7 @@ static void run_and_compare(test_env *env, const rope_problem *p, bicl_rope_plan
     } else if (st != BICL_SUCCESS) {
         fail_msg("%s: %s (%s)", what, bicl_status_string(st), bicl_last_error(NULL));
     } else {
-        compare_outputs(env, p, plan, inverse, &bqo, &bko, what);
+        compare_outputs(env, p, plan, source, inverse, &bqo, &bko, what);
     }
     test_buf_free(&bp);
     test_buf_free(&bq);
@@ -143,7 +143,8 @@ static void run_and_compare(test_env *env, const rope_problem *p, bicl_rope_plan
 }
 
 static void compare_outputs(test_env *env, const rope_problem *p, const bicl_rope_plan *plan,
-                            int inverse, const test_buf *bqo, const test_buf *bko, const char *what)
+                            bicl_rope_source source, int inverse, const test_buf *bqo,
+                            const test_buf *bko, const char *what)
 {
     size_t oes = bicl_dtype_size(p->out_dt);
     size_t nq = p->T * p->hq * p->D, nk = p->T * p->hk * p->D;
@@ -153,8 +154,8 @@ static void compare_outputs(test_env *env, const rope_problem *p, const bicl_rop
     test_buf_read(env, bko, gk);
     test_buf_assert_canaries(env, bqo);
     test_buf_assert_canaries(env, bko);
-    void *rq = problem_reference(p, plan, inverse, p->q, p->hq);
-    void *rk = problem_reference(p, plan, inverse, p->k, p->hk);
+    void *rq = problem_reference(p, plan, source, inverse, p->q, p->hq);
+    void *rk = problem_reference(p, plan, source, inverse, p->k, p->hk);
     test_assert_bits_equal(gq, rq, nq, oes, what);
     test_assert_bits_equal(gk, rk, nk, oes, what);
     free(gq);
@@ -256,8 +257,8 @@ static void layouts_and_in_place(void **state)
     problem_init(&p, T, H, HK, D, BICL_BF16, BICL_BF16, 77);
     for (size_t t = 0; t < T; ++t)
         p.pos[t] = (int32_t)(t % S + 100 * (t / S));
-    void *rq = problem_reference(&p, plan, 0, p.q, H);
-    void *rk = problem_reference(&p, plan, 0, p.k, HK);
+    void *rq = problem_reference(&p, plan, BICL_ROPE_SOURCE_AUTO, 0, p.q, H);
+    void *rk = problem_reference(&p, plan, BICL_ROPE_SOURCE_AUTO, 0, p.k, HK);
     /* BHSD copies of the inputs: [B][H][S][D] */
     uint16_t *qb = malloc(T * H * D * 2), *kb = malloc(T * HK * D * 2);
     assert_true(qb && kb);
@@ -397,12 +398,12 @@ static void out_of_range_positions_are_reported(void **state)
         assert_int_equal(st, BICL_SUCCESS);
         unsigned count = 0;
         int first = 0;
-        assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first),
+        assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first, 0, NULL),
                          BICL_ERR_POSITION_OUT_OF_RANGE);
         bool table = src == BICL_ROPE_SOURCE_TABLE;
         assert_int_equal(count, table ? 3 : 2); /* -1, (100 for the table), INT_MAX */
         assert_int_equal(first, -1);
-        assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first),
+        assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first, 0, NULL),
                          BICL_SUCCESS); /* reset */
         assert_int_equal(count, 0);
         float *out = malloc(6 * 2 * 96 * 4);
@@ -520,7 +521,8 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
             int i = (int)(test_rand(&seed) % (uint64_t)(c.rotary_dim / 2));
             int pos = (int)(test_rand(&seed) % (1u << 20));
             float cs, sn;
-            assert_int_equal(bicl_ref_rope_cos_sin(plan, pos, i, &cs, &sn), BICL_SUCCESS);
+            assert_int_equal(bicl_ref_rope_cos_sin(plan, BICL_ROPE_SOURCE_AUTO, pos, i, &cs, &sn),
+                             BICL_SUCCESS);
             for (int which = 0; which < 2; ++which) {
                 mpfr_set_d(a, inv[i], MPFR_RNDN);
                 mpfr_mul_si(a, a, pos, MPFR_RNDN); /* exact at 256 bits */
@@ -784,7 +786,8 @@ static void view_operand_reference(const view_case *c, view_operand *o, const bi
             size_t at = c->off + (t * o->H + h) * hs;
             for (size_t e = 0; e < D; ++e)
                 memcpy(x + e * ies, (unsigned char *)o->in + (at + e * c->es) * ies, ies);
-            bicl_ref_rope_head(plan, inverse, pos[t], c->in_dt, x, c->out_dt, y);
+            bicl_ref_rope_head(plan, BICL_ROPE_SOURCE_AUTO, inverse, pos[t], c->in_dt, x, c->out_dt,
+                               y);
             for (size_t e = 0; e < D; ++e)
                 memcpy((unsigned char *)o->want + (at + e * c->es) * oes, y + e * oes, oes);
         }
@@ -871,7 +874,7 @@ static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_pla
         fail_msg("%s: %s (%s)", what, bicl_status_string(st), bicl_last_error(NULL));
     unsigned count = 0;
     int first = 0;
-    st = bicl_rope_errors(env->ctx, env->queue, plan, &count, &first);
+    st = bicl_rope_errors(env->ctx, env->queue, plan, &count, &first, 0, NULL);
     assert_int_equal(st, c->bad ? BICL_ERR_POSITION_OUT_OF_RANGE : BICL_SUCCESS);
     if (count != c->bad)
         fail_msg("%s: %u out-of-range positions counted, %zu expected", what, count, c->bad);

@@ -311,7 +311,8 @@ static void ref_rope(const bicl_rope_plan *plan, const int32_t *pos, const uint1
     for (size_t t = 0; t < tokens; ++t)
         for (size_t hh = 0; hh < heads; ++hh) {
             size_t at = (t * heads + hh) * hd;
-            BICL_OK(bicl_ref_rope_head(plan, 0, pos[t], BICL_BF16, x + at, BICL_BF16, out + at));
+            BICL_OK(bicl_ref_rope_head(plan, BICL_ROPE_SOURCE_AUTO, 0, pos[t], BICL_BF16, x + at,
+                                       BICL_BF16, out + at));
         }
 }
 
@@ -395,7 +396,7 @@ int main(void)
         clReleaseEvent(reads[i]);
     unsigned bad_positions = 0;
     int first_bad = 0;
-    BICL_OK(bicl_rope_errors(e.bicl, e.queue, e.plan, &bad_positions, &first_bad));
+    BICL_OK(bicl_rope_errors(e.bicl, e.queue, e.plan, &bad_positions, &first_bad, 0, NULL));
 
     int failed = check(&e, &d, &glu, out);
     printf("engine_example: %s\n", failed ? "MISMATCH" : "OK: every output equals the reference");

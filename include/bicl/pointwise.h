@@ -143,7 +143,9 @@ BICL_API bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue 
                                             float fill, const bicl_tensor *y, cl_uint n_wait,
                                             const cl_event *wait, cl_event *done);
 
-/* Causal: x [..., R, C] (rank >= 2): y[..., r, c] = c > r + offset ? fill : x[..., r, c]. */
+/* Causal: x [..., R, C] (rank >= 2): y[..., r, c] = c > r + offset ? fill : x[..., r, c],
+ * compared as mathematical integers for any offset (LONG_MAX fills nothing, LONG_MIN
+ * every element). */
 BICL_API bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue,
                                            const bicl_tensor *x, long offset, float fill,
                                            const bicl_tensor *y, cl_uint n_wait,
@@ -178,6 +180,11 @@ BICL_API bicl_status bicl_ref_scale(float scale, bicl_dtype x_dtype, const void 
 /* y = select ? fill : x, select given per element (the caller evaluates the mask). */
 BICL_API bicl_status bicl_ref_mask_fill(bicl_dtype x_dtype, const void *x, const uint8_t *select,
                                         float fill, bicl_dtype y_dtype, void *y, size_t n);
+/* bicl_mask_fill_causal on contiguous [n / (rows cols), rows, cols] arrays (n a multiple
+ * of rows * cols, else BICL_ERR_SHAPE_MISMATCH). */
+BICL_API bicl_status bicl_ref_mask_fill_causal(bicl_dtype x_dtype, const void *x, size_t rows,
+                                               size_t cols, long offset, float fill,
+                                               bicl_dtype y_dtype, void *y, size_t n);
 
 #ifdef __cplusplus
 }

@@ -151,11 +151,15 @@ BICL_API bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue,
                                      const bicl_tensor *k_in, const bicl_tensor *k_out,
                                      cl_uint n_wait, const cl_event *wait, cl_event *done);
 
-/* Reads (blocking, after `queue` finishes the plan's earlier applies) how many
- * out-of-range positions the plan's applies met and the smallest bad position value
- * seen, then resets the counter. Returns BICL_ERR_POSITION_OUT_OF_RANGE when count > 0. */
+/* Reads (blocking) how many out-of-range positions the plan's applies met and the
+ * smallest bad position value seen, then resets the counter. It counts the applies
+ * enqueued on `queue` before this call (a barrier orders it after them, on in-order and
+ * out-of-order queues alike) and those the wait list names (applies on other queues).
+ * Returns BICL_ERR_POSITION_OUT_OF_RANGE when count > 0; BICL_ERR_CONTEXT_MISMATCH for
+ * a plan of another (or a freed) context. */
 BICL_API bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue,
-                                      bicl_rope_plan *plan, unsigned *count, int *first_bad);
+                                      bicl_rope_plan *plan, unsigned *count, int *first_bad,
+                                      cl_uint n_wait, const cl_event *wait);
 
 /* Position ids on the device.
  * Packed (THD): cu_seqlens i32 [B+1] (cumulative lengths, cu[0] = 0), optional start
@@ -177,14 +181,16 @@ BICL_API bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue q
                                            const cl_event *wait, cl_event *done);
 
 /* Host reference of the rotation of one head vector x (head_dim floats, any storage
- * dtype given as bits) at position pos: out gets head_dim elements of out_dtype. The
- * cos/sin come from the same math as the device (table and inline agree). */
-BICL_API bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, int inverse, int pos,
-                                        bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
-                                        void *out);
-/* Host reference cos/sin of (pos, i) for a plan. */
-BICL_API bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, int pos, int i, float *c,
-                                           float *s);
+ * dtype given as bits) at position pos: out gets head_dim elements of out_dtype, the
+ * bits bicl_rope_apply gives with the same plan and source (AUTO as there), NaN and
+ * BICL_ERR_POSITION_OUT_OF_RANGE included for a position beyond that source's range.
+ * The cos/sin come from the same math as the device (table and inline agree). */
+BICL_API bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source source,
+                                        int inverse, int pos, bicl_dtype in_dtype, const void *x,
+                                        bicl_dtype out_dtype, void *out);
+/* Host reference cos/sin of (pos, i) for a plan and source (range as above). */
+BICL_API bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, bicl_rope_source source,
+                                           int pos, int i, float *c, float *s);
 /* bicl_positions_packed on the host: cu_seqlens has batch + 1 entries, start batch
  * entries or NULL, positions gets `tokens` entries. */
 BICL_API bicl_status bicl_ref_positions_packed(const int32_t *cu_seqlens, size_t batch,

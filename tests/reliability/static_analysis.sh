@@ -2,8 +2,22 @@
 # static_analysis.sh SOURCE_DIR - cppcheck and clang-tidy over the library (src/*.c),
 # each run only when installed; any finding fails (docs/reliability.md). Exit 77
 # (skipped) when neither tool is there.
+# static_analysis.sh --header-filter SOURCE_DIR prints the regex of the headers
+# clang-tidy reports on (tested by static_analysis_header_filter).
 set -u
-src=$1
+print_filter=0
+if [ "$1" = --header-filter ]; then print_filter=1; shift; fi
+# Absolute, and the same string in -I and in the filter, which clang-tidy matches against
+# the header paths it opened.
+src=$(cd "$1" && pwd)
+# The project's own headers only, anchored at the checkout: a checkout inside a folder
+# named src (~/src/bicl) must not pull cl/ or system headers in.
+esc=$(printf '%s' "$src" | sed 's/[][\\.*^$+?(){}|]/\\&/g')
+header_filter="^$esc/(src|include/bicl)/"
+if [ $print_filter = 1 ]; then
+    printf '%s\n' "$header_filter"
+    exit 0
+fi
 ran=0 failed=0
 files=$(ls "$src"/src/*.c)
 # The flags the library is built with (CMakeLists.txt), for both tools.
@@ -32,7 +46,7 @@ if [ -n "$tidy" ]; then
     out=$(mktemp)
     # One file per process, two at a time; -std and the flags as the build has them.
     if echo $files | tr ' ' '\n' | xargs -P 2 -n 1 sh -c \
-        "exec \"$tidy\" --quiet --config-file=\"$src/.clang-tidy\" \"\$0\" -- -std=c11 $defs $incs" \
+        "exec \"$tidy\" --quiet --config-file=\"$src/.clang-tidy\" --header-filter='$header_filter' \"\$0\" -- -std=c11 $defs $incs" \
         >"$out" 2>&1; then
         echo "clang-tidy: clean ($(echo $files | wc -w) files)"
     else
