@@ -185,6 +185,34 @@ static void the_self_test_ran_and_the_fingerprint_says_so(void **state)
                      bicl_fp64_hidden() || !(env->ctx->caps_advertised & BICL_CAP_FP64));
 }
 
+/* The self-test on this device with math that bicl refuses to build with (set behind the
+ * allow list's back): each must fail it, naming what broke. A runtime whose math is
+ * that wrong is refused the same way before it returns a wrong bit. */
+static void unsafe_math_fails_the_self_test(void **state)
+{
+    test_env *env = *state;
+    static const struct {
+        const char *options, *says;
+    } unsafe[] = {
+        {"-cl-fast-relaxed-math", "self-test: "},
+        {"-cl-denorms-are-zero", "missing correctly rounded fp32 divide and sqrt: self-test: "},
+        {"-cl-unsafe-math-optimizations", "self-test: bicl_expf"},
+    };
+    for (size_t i = 0; i < sizeof unsafe / sizeof unsafe[0]; ++i) {
+        bicl_context *c = NULL;
+        assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                             bicl_context_device(env->ctx), NULL, &c),
+                         BICL_SUCCESS);
+        snprintf(c->opts.build_options, sizeof c->opts.build_options, "%s", unsafe[i].options);
+        c->fingerprint_hash ^= 0x9e3779b97f4a7c15ull * (i + 1); /* a verdict not yet known */
+        c->info.caps = c->caps_advertised;
+        assert_int_equal(bicl_context_selftest(c), BICL_ERR_DEVICE_UNSUITABLE);
+        if (!strstr(bicl_last_error(NULL), unsafe[i].says))
+            fail_msg("%s: %s", unsafe[i].options, bicl_last_error(NULL));
+        bicl_context_free(c);
+    }
+}
+
 /* A process that flushes denormals (FTZ/DAZ, as -ffast-math's start-up code sets) cannot
  * compute the host reference: the self-test says so instead of blaming the device. */
 static void a_host_flushing_denormals_is_named(void **state)
@@ -677,6 +705,7 @@ int main(void)
         cmocka_unit_test(suitability_names_each_missing_capability),
         cmocka_unit_test(the_self_test_ran_and_the_fingerprint_says_so),
         cmocka_unit_test(a_host_flushing_denormals_is_named),
+        cmocka_unit_test(unsafe_math_fails_the_self_test),
         cmocka_unit_test(device_selection_and_creation_errors),
         cmocka_unit_test(build_failure_carries_the_log),
         cmocka_unit_test(every_program_source_starts_with_the_pragma),
