@@ -569,12 +569,11 @@ static size_t first_case(const uint64_t *cases, size_t n, unsigned op)
 static void selftest_verdict_names_the_failing_operation(void **state)
 {
     (void)state;
-    uint64_t *cases = NULL;
+    uint64_t *cases = NULL, *f32_cases = NULL;
     size_t n = bicl_selftest_cases(true, &cases);
     assert_true(n > 5000 && n < 8192); /* "a few thousand" */
-    assert_true(bicl_selftest_cases(false, &cases) < n);
-    free(cases);
-    n = bicl_selftest_cases(true, &cases);
+    assert_true(bicl_selftest_cases(false, &f32_cases) < n); /* fp64 cases only with fp64 */
+    free(f32_cases);
     uint64_t *got = malloc(n * sizeof *got);
     assert_non_null(got);
     for (size_t i = 0; i < n; ++i)
