@@ -571,7 +571,7 @@ static void selftest_verdict_names_the_failing_operation(void **state)
     (void)state;
     uint64_t *cases = NULL, *f32_cases = NULL;
     size_t n = bicl_selftest_cases(true, &cases);
-    assert_true(n > 5000 && n < 8192); /* "a few thousand" */
+    assert_true(n > 5000 && n < 8192);                       /* "a few thousand" */
     assert_true(bicl_selftest_cases(false, &f32_cases) < n); /* fp64 cases only with fp64 */
     free(f32_cases);
     uint64_t *got = malloc(n * sizeof *got);
