@@ -2,7 +2,6 @@
  * spec, the numerics fingerprint. */
 #include "internal.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,85 +39,38 @@ bicl_status bicl_device_list(cl_device_id *devices, size_t max, size_t *count)
     return BICL_SUCCESS;
 }
 
-static bool contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; ++hay) {
-        size_t i = 0;
-        while (i < n && hay[i] &&
-               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-            ++i;
-        if (i == n)
-            return true;
-    }
-    return n == 0;
-}
-
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; ++s)
-        if (!isdigit((unsigned char)*s))
-            return false;
-    return true;
-}
-
 /* Resolves a device spec (see bicl_context_create_default) to a device. */
 static bicl_status select_device(const char *spec, cl_device_id *out)
 {
-    cl_device_id devs[256];
+    cl_device_id devs[64];
+    bicl_device_info infos[64];
     size_t n = 0;
-    bicl_status st = bicl_device_list(devs, 256, &n);
+    bicl_status st = bicl_device_list(devs, 64, &n);
     if (st != BICL_SUCCESS)
         return st;
-    if (n > 256)
-        n = 256;
+    n = n < 64 ? n : 64;
     if (n == 0)
         return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "no OpenCL platform or device is installed");
-    if (all_digits(spec)) {
-        unsigned long idx = strtoul(spec, NULL, 10);
-        if (idx >= n)
-            return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "device index %lu: only %zu devices", idx,
-                             n);
-        *out = devs[idx];
-        return BICL_SUCCESS;
+    for (size_t i = 0; i < n; ++i)
+        if (bicl_device_query(devs[i], &infos[i]) != BICL_SUCCESS)
+            memset(&infos[i], 0, sizeof infos[i]);
+    size_t chosen = 0;
+    if (*spec) { /* the device named; its suitability is the context's to judge */
+        st = bicl_device_spec_resolve(spec, infos, n, &chosen);
+    } else { /* no spec: the first device that passes the self-test */
+        char why[1024] = "";
+        st = BICL_ERR_DEVICE_UNSUITABLE;
+        for (size_t i = 0; i < n && st != BICL_SUCCESS; ++i)
+            if (bicl_device_check(devs[i], why[0] ? NULL : why, sizeof why) == BICL_SUCCESS) {
+                chosen = i;
+                st = BICL_SUCCESS;
+            }
+        if (st != BICL_SUCCESS)
+            return bicl_fail(st, "no suitable device; the first: %s", why);
     }
-    char text[256];
-    snprintf(text, sizeof text, "%s", spec);
-    unsigned long want = 0;
-    char *colon = strrchr(text, ':');
-    if (colon && all_digits(colon + 1)) {
-        want = strtoul(colon + 1, NULL, 10);
-        *colon = '\0';
-    }
-    unsigned long seen = 0;
-    char why[1024] = "";
-    bool matched = false;
-    for (size_t i = 0; i < n; ++i) {
-        bicl_device_info info;
-        if (bicl_device_query(devs[i], &info) != BICL_SUCCESS)
-            continue;
-        /* PoCL's platform is "Portable Computing Language"; its version names PoCL. */
-        if (!contains_ci(info.platform_name, text) && !contains_ci(info.vendor, text) &&
-            !contains_ci(info.device_name, text) && !contains_ci(info.platform_version, text))
-            continue;
-        char w[1024];
-        if (bicl_device_suitability(&info, w, sizeof w) != BICL_SUCCESS) {
-            if (!matched)
-                snprintf(why, sizeof why, "%.200s: %.800s", info.device_name, w);
-            matched = true;
-            continue;
-        }
-        matched = true;
-        if (seen++ == want) {
-            *out = devs[i];
-            return BICL_SUCCESS;
-        }
-    }
-    if (matched && why[0])
-        return bicl_fail(BICL_ERR_DEVICE_UNSUITABLE, "device spec '%s': %s", spec, why);
-    return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "no suitable device matches '%s'", spec);
+    if (st == BICL_SUCCESS)
+        *out = devs[chosen];
+    return st;
 }
 
 static bicl_status device_in_context(cl_context c, cl_device_id d)
@@ -140,11 +92,15 @@ static void build_fingerprint(bicl_context *ctx)
     char opts[768];
     bicl_build_options(ctx, opts, sizeof opts);
     const bicl_device_info *i = &ctx->info;
+    char proven[64] = ""; /* capabilities known by the self-test, not advertised */
+    if (ctx->selftested && ctx->caps_advertised != i->caps)
+        snprintf(proven, sizeof proven, " advertised=0x%03x", ctx->caps_advertised);
     snprintf(ctx->fingerprint, sizeof ctx->fingerprint,
              "bicl=%s src=%016llx opts='%s' platform='%s' platform_version='%s' device='%s' "
-             "vendor='%s' driver='%s' caps=0x%03x",
+             "vendor='%s' driver='%s' caps=0x%03x%s%s",
              BICL_VERSION_STRING, (unsigned long long)bicl_sources_hash(), opts, i->platform_name,
-             i->platform_version, i->device_name, i->vendor, i->driver_version, i->caps);
+             i->platform_version, i->device_name, i->vendor, i->driver_version, i->caps,
+             ctx->selftested ? " self-tested" : "", proven);
     ctx->fingerprint_hash = bicl_fnv1a(BICL_FNV_OFFSET, ctx->fingerprint, strlen(ctx->fingerprint));
 }
 
@@ -191,7 +147,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
         free(ctx);
         return st;
     }
-    char why[1024];
+    char why[1024]; /* what can be proven is left to the self-test below */
     if (bicl_device_suitability(&ctx->info, why, sizeof why) != BICL_SUCCESS) {
         st = bicl_fail(BICL_ERR_DEVICE_UNSUITABLE, "%s: %s", ctx->info.device_name, why);
         free(ctx);
@@ -227,6 +183,13 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     ctx->device = device;
     resolve_cache_dir(ctx);
     resolve_act_tables(ctx);
+    build_fingerprint(ctx); /* the key of the self-test's verdict */
+    st = bicl_context_selftest(ctx);
+    if (st != BICL_SUCCESS) {
+        bicl_context_free(ctx);
+        return st;
+    }
+    ctx->selftested = true;
     build_fingerprint(ctx);
     *out = ctx;
     return BICL_SUCCESS;

@@ -1,4 +1,5 @@
-/* device.c - device capabilities, suitability (design rule 3) and selection by spec. */
+/* device.c - device capabilities, suitability (design rule 3: what a device advertises
+ * here, what it proves in src/selftest.c) and device specs. */
 #include "internal.h"
 
 #include <ctype.h>
@@ -86,7 +87,7 @@ bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info)
     cl_device_fp_config cfg = 0;
     clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof cfg, &cfg, NULL);
     info->caps = fp_caps(cfg);
-    if (fp64_usable(dev))
+    if (fp64_usable(dev) && !bicl_fp64_hidden())
         info->caps |= BICL_CAP_FP64;
     cl_bool b = CL_FALSE;
     if (clGetDeviceInfo(dev, CL_DEVICE_ENDIAN_LITTLE, sizeof b, &b, NULL) == CL_SUCCESS && b)
@@ -110,6 +111,12 @@ bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info)
     return BICL_SUCCESS;
 }
 
+bool bicl_fp64_hidden(void)
+{
+    const char *v = getenv("BICL_HIDE_FP64");
+    return v && strcmp(v, "1") == 0;
+}
+
 static const struct {
     unsigned cap;
     const char *missing;
@@ -124,44 +131,147 @@ static const struct {
     {BICL_CAP_OPENCL_C_12, "OpenCL C 1.2 or later"},
 };
 
+/* Appends "; "-separated text to why[n] at *used (counting past n when it is full). */
+static void why_append(char *why, size_t n, size_t *used, const char *prefix, const char *text)
+{
+    if (n > *used) {
+        int w = snprintf(why + *used, n - *used, "%s%s%s", *used ? "; " : "", prefix, text);
+        *used += w > 0 ? (size_t)w : 0;
+    } else {
+        *used += 1;
+    }
+}
+
 bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, size_t n)
 {
-    size_t used = 0;
+    size_t used = 0, provable = 0;
     if (n)
         why[0] = '\0';
-    for (size_t i = 0; i < sizeof required_caps / sizeof required_caps[0]; ++i) {
-        if (info->caps & required_caps[i].cap)
-            continue;
-        if (n > used) {
-            int w = snprintf(why + used, n - used, "%smissing %s", used ? "; " : "",
-                             required_caps[i].missing);
-            used += w > 0 ? (size_t)w : 0;
-        } else {
-            used += 1;
-        }
-    }
-    if (used == 0) {
-        if (n)
-            snprintf(why, n, "suitable%s", (info->caps & BICL_CAP_FP64) ? " (fp64)" : " (no fp64)");
-        return BICL_SUCCESS;
-    }
-    return BICL_ERR_DEVICE_UNSUITABLE;
+    for (size_t i = 0; i < sizeof required_caps / sizeof required_caps[0]; ++i)
+        if (!(info->caps & required_caps[i].cap) && !(required_caps[i].cap & BICL_CAPS_PROVABLE))
+            why_append(why, n, &used, "missing ", required_caps[i].missing);
+    if (used)
+        return BICL_ERR_DEVICE_UNSUITABLE;
+    if (n)
+        snprintf(why, n, "suitable%s if the self-test passes",
+                 (info->caps & BICL_CAP_FP64) ? " (fp64)" : " (no fp64)");
+    used = strlen(why);
+    for (size_t i = 0; i < sizeof required_caps / sizeof required_caps[0]; ++i)
+        if (!(info->caps & required_caps[i].cap) && (required_caps[i].cap & BICL_CAPS_PROVABLE))
+            why_append(why, n, &used, provable++ ? "" : "it must prove ", required_caps[i].missing);
+    return BICL_SUCCESS;
 }
 
 bicl_status bicl_device_check(cl_device_id device, char *why, size_t why_size)
 {
     bicl_clear_error();
+    if (why && why_size)
+        why[0] = '\0';
     if (!device)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "device is NULL");
-    bicl_device_info info;
-    bicl_status st = bicl_device_query(device, &info);
-    if (st != BICL_SUCCESS)
-        return st;
-    char buf[1024];
-    st = bicl_device_suitability(&info, buf, sizeof buf);
-    if (why && why_size)
-        snprintf(why, why_size, "%s", buf);
-    if (st != BICL_SUCCESS)
-        return bicl_fail(st, "%s: %s", info.device_name, buf);
+    cl_int err = CL_SUCCESS;
+    cl_context c = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clCreateContext");
+    bicl_context *ctx = NULL;
+    bicl_status st = bicl_context_create(c, device, NULL, &ctx);
+    clReleaseContext(c);
+    if (why && why_size && st == BICL_SUCCESS)
+        bicl_context_verdict(ctx, why, why_size);
+    else if (why && why_size)
+        snprintf(why, why_size, "%s", bicl_last_error(NULL));
+    bicl_context_free(ctx);
+    return st;
+}
+
+/* ------------------------------------------------------------ device specs */
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; ++hay) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            ++i;
+        if (i == n)
+            return true;
+    }
+    return n == 0;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; ++s)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+size_t bicl_device_spec_matches(const char *text, const bicl_device_info *infos, size_t n,
+                                size_t *idx, size_t max)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const bicl_device_info *d = &infos[i];
+        /* PoCL's platform is "Portable Computing Language"; its version names PoCL. */
+        if (!contains_ci(d->platform_name, text) && !contains_ci(d->vendor, text) &&
+            !contains_ci(d->device_name, text) && !contains_ci(d->platform_version, text))
+            continue;
+        if (m < max)
+            idx[m] = i;
+        ++m;
+    }
+    return m;
+}
+
+/* "[0] Portable Computing Language | pthread-haswell-AMD EPYC; [1] ..." */
+static void list_matches(const bicl_device_info *infos, const size_t *idx, size_t m, char *out,
+                         size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < m; ++k) {
+        char item[600];
+        snprintf(item, sizeof item, "[%zu] %.250s | %.250s", idx[k], infos[idx[k]].platform_name,
+                 infos[idx[k]].device_name);
+        why_append(out, n, &used, "", item);
+    }
+}
+
+bicl_status bicl_device_spec_resolve(const char *spec, const bicl_device_info *infos, size_t n,
+                                     size_t *chosen)
+{
+    if (all_digits(spec)) {
+        unsigned long i = strtoul(spec, NULL, 10);
+        if (i >= n)
+            return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "device index %lu: only %zu devices", i, n);
+        *chosen = i;
+        return BICL_SUCCESS;
+    }
+    char text[256];
+    snprintf(text, sizeof text, "%s", spec);
+    char *colon = strrchr(text, ':');
+    bool numbered = colon && all_digits(colon + 1);
+    unsigned long want = numbered ? strtoul(colon + 1, NULL, 10) : 0;
+    if (numbered)
+        *colon = '\0';
+    size_t idx[64];
+    size_t m = bicl_device_spec_matches(text, infos, n, idx, 64);
+    char list[2048];
+    list_matches(infos, idx, m < 64 ? m : 64, list, sizeof list);
+    if (m == 0)
+        return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "no device matches '%s'", spec);
+    if (!numbered && m > 1)
+        return bicl_fail(BICL_ERR_DEVICE_AMBIGUOUS,
+                         "device spec '%s' matches %zu devices: %s; name one with '%s:N' or "
+                         "its index",
+                         spec, m, list, text);
+    if (want >= m || want >= 64)
+        return bicl_fail(BICL_ERR_DEVICE_NOT_FOUND, "device spec '%s': only %zu match: %s", spec, m,
+                         list);
+    *chosen = idx[want];
     return BICL_SUCCESS;
 }

@@ -41,6 +41,7 @@ typedef enum bicl_family {
     BICL_FAMILY_GLU = 3,
     BICL_FAMILY_BINARY = 4,
     BICL_FAMILY_MASK = 5,
+    BICL_FAMILY_SELFTEST = 6, /* the device self-test (src/selftest.c), not an op */
     BICL_FAMILY_COUNT
 } bicl_family;
 
@@ -118,20 +119,40 @@ enum {
 };
 
 typedef struct bicl_device_info {
+    size_t max_work_group;
+    cl_ulong mem_base_align_bytes;
+    unsigned caps;
+    cl_uint compute_units; /* at least 1 */
     char platform_name[256];
     char platform_version[256];
     char vendor[256];
     char device_name[256];
     char driver_version[256];
-    unsigned caps;
-    size_t max_work_group;
-    cl_ulong mem_base_align_bytes;
-    cl_uint compute_units; /* at least 1 */
 } bicl_device_info;
 
+/* Capabilities the self-test proves where a device does not advertise them. */
+#define BICL_CAPS_PROVABLE (BICL_CAP_CR_DIVIDE_SQRT | BICL_CAP_DENORM)
+
+/* $BICL_HIDE_FP64=1: the device is treated as having no fp64 (tests of the no-fp64
+ * path on a device that has it). Read by bicl_device_query. */
+bool bicl_fp64_hidden(void);
 bicl_status bicl_device_query(cl_device_id dev, bicl_device_info *info);
-/* Which required capabilities are missing, as text in why; BICL_SUCCESS if none. */
+/* The verdict from what the device advertises: BICL_ERR_DEVICE_UNSUITABLE naming each
+ * missing capability that no self-test can prove; BICL_SUCCESS otherwise, and then why
+ * names the provable ones the self-test must prove (BICL_CAPS_PROVABLE). */
 bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, size_t n);
+
+/* Device specs (bicl_context_create_default): which of the n devices `spec` names.
+ * spec is an index, or text (case-insensitive) in the platform name or version, vendor
+ * or device name, optionally ":N" for the N-th match (from 0). BICL_ERR_DEVICE_NOT_FOUND
+ * when none matches, BICL_ERR_DEVICE_AMBIGUOUS (the matches listed in the detail) when
+ * several do and no :N is given. Device-free. */
+bicl_status bicl_device_spec_resolve(const char *spec, const bicl_device_info *infos, size_t n,
+                                     size_t *chosen);
+/* Indexes of the devices the text of a spec matches (":N" and indexes not parsed);
+ * returns their count, writes up to max. */
+size_t bicl_device_spec_matches(const char *text, const bicl_device_info *infos, size_t n,
+                                size_t *idx, size_t max);
 
 /* --------------------------------------------------------------- context */
 
@@ -159,7 +180,10 @@ struct bicl_context {
     bicl_device_info info;
     bicl_options opts;
     const bicl_profile *profile;
-    char fingerprint[3072]; /* holds every field at its longest: no truncation */
+    char fingerprint[3072];   /* holds every field at its longest: no truncation */
+    unsigned caps_advertised; /* info.caps before the self-test (which proves or drops) */
+    bool selftested;          /* the self-test passed: part of the fingerprint */
+    char selftest_note[512];  /* why fp64 was dropped by the self-test, or "" */
     uint64_t fingerprint_hash;
     char cache_dir[BICL_PATH_MAX]; /* "" when the disk cache is off */
 
@@ -220,6 +244,26 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
                                    const bicl_tensor *k_in, const bicl_tensor *k_out,
                                    unsigned *vector_width, unsigned *heads_per_unit,
                                    unsigned *items_per_thread);
+
+/* ------------------------------------------------------------- self-test */
+
+/* Runs the device self-test of ctx (src/selftest.c), or recalls its verdict for the
+ * same fingerprint: sets info.caps to what is proven (divide/sqrt and denormals added,
+ * fp64 dropped if its part failed), caps_advertised and selftest_note. Returns
+ * BICL_ERR_DEVICE_UNSUITABLE naming the first failing operation, or the status of a
+ * failed OpenCL call (not remembered). Needs ctx's cl objects, options and base
+ * fingerprint. */
+bicl_status bicl_context_selftest(bicl_context *ctx);
+/* "suitable (fp64), self-tested", with what the self-test proved or dropped. */
+void bicl_context_verdict(const bicl_context *ctx, char *out, size_t n);
+/* For tests of the judgement without a device: the self-test's cases (4 words each:
+ * op, a, b, c; malloc'ed, NULL and 0 on failure), the host's answer to one case, and
+ * the verdict on a device's answers `got` for a device advertising `caps` (*caps_out:
+ * what bicl_context_selftest would set; why: what it would say). */
+size_t bicl_selftest_cases(bool fp64, uint64_t **cases);
+uint64_t bicl_selftest_expect(const uint64_t *k);
+bicl_status bicl_selftest_judge(const uint64_t *cases, size_t n, const uint64_t *got, unsigned caps,
+                                unsigned *caps_out, char *why, size_t why_n);
 
 /* ------------------------------------------------------------ disk cache */
 

@@ -43,6 +43,8 @@ static const char *const status_strings[BICL_STATUS_COUNT_] = {
         "BICL_ERR_POSITION_OUT_OF_RANGE: a position on the device was out of range",
     [BICL_ERR_UNSUPPORTED] = "BICL_ERR_UNSUPPORTED: the device lacks a capability this needs",
     [BICL_ERR_INVALID_ENUM] = "BICL_ERR_INVALID_ENUM: an enum value or option key is unknown",
+    [BICL_ERR_DEVICE_AMBIGUOUS] =
+        "BICL_ERR_DEVICE_AMBIGUOUS: the device spec matches several devices",
 };
 
 const char *bicl_status_string(bicl_status status)

@@ -5,6 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+void test_filter_from_env(void)
+{
+    const char *f = getenv("BICL_TEST_FILTER");
+    if (f && *f)
+        cmocka_set_test_filter(f);
+}
+
 const char *test_device_spec(void)
 {
     const char *s = getenv("BICL_TEST_DEVICE");

@@ -11,6 +11,10 @@
 
 #include "internal.h"
 
+/* $BICL_TEST_FILTER, when set, runs only the tests whose name matches it (CMocka's
+ * pattern: * and ?); the oclgrind entries pick small tests this way. */
+void test_filter_from_env(void);
+
 /* The device tests run on: $BICL_TEST_DEVICE, else $BICL_DEVICE, else "pocl". */
 const char *test_device_spec(void);
 

@@ -103,6 +103,9 @@ enum {
      * the other variants on the packed layout only in a full run, not at all with
      * --quick. Keeps bicl-check within its time budget (kernel builds dominate it). */
     HARNESS_OP_FEW_VARIANTS = 1u << 1,
+    /* The op needs fp64 on the device (RoPE with inline cos/sin): on a device without
+     * it, I and R are "not applicable" (A still runs on the host). */
+    HARNESS_OP_NEEDS_FP64 = 1u << 2,
 };
 
 /* How to run one op with fixed dtypes and parameters. To add an op, fill one of these
@@ -190,6 +193,7 @@ typedef struct harness_result {
     char case_name[80];
     bool pass;
     bool measured;              /* false: nothing could be compared (A without an oracle) */
+    bool not_applicable;        /* the device lacks what the op needs (fp64): passes, n/a */
     size_t compared;            /* elements */
     size_t mismatches;          /* elements */
     unsigned long long max_ulp; /* A only */

@@ -1382,7 +1382,9 @@ static void add_rope_config(const char *name, const bicl_rope_config *cfg, int h
                 op.oracle = rope_oracle;
                 op.setup = rope_setup;
                 op.teardown = rope_teardown;
-                op.flags = variant_flags(variants && mode == 0 && src == 1 && k == 0);
+                /* both cos/sin sources are paths of one kernel: each runs every variant */
+                op.flags = variant_flags(variants && mode == 0 && k == 0) |
+                           (src == 1 ? HARNESS_OP_NEEDS_FP64 : 0u);
                 snprintf(label, sizeof label, "%s/%s/%s/%s", def->name, mode ? "hf" : "exact",
                          src ? "inline" : "table", bicl_dtype_name(dts[k]));
                 add_op(op, label);

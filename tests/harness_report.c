@@ -213,7 +213,7 @@ typedef struct verdict {
     const harness_result *first;
     size_t cases, failed, compared, mismatches;
     unsigned long long max_ulp;
-    bool measured;
+    bool measured, not_applicable;
 } verdict;
 
 static bool same_line(const harness_result *a, const harness_result *b)
@@ -229,6 +229,8 @@ static void print_verdict(FILE *f, const verdict *v)
     if (r->relation == 'A' && v->measured)
         snprintf(ulp, sizeof ulp, "%llu/%u", v->max_ulp, r->op ? r->op->ulp_limit : 0u);
     const char *word = v->failed ? "FAIL" : v->measured ? "pass" : "n/a";
+    if (!v->failed && v->not_applicable)
+        word = "n/a (fp64)";
     fprintf(f, "%-12s %-11s %-3c %6zu %6zu %11zu %10zu %8s  %s\n", r->op_name, r->dtype,
             r->relation, v->cases, v->failed, v->compared, v->mismatches, ulp, word);
 }
@@ -243,7 +245,7 @@ void harness_report_print_table(const harness_report *rep, FILE *f)
     for (size_t i = 0; i < rep->n; ++i) {
         if (done[i])
             continue;
-        verdict v = {&rep->r[i], 0, 0, 0, 0, 0, false};
+        verdict v = {&rep->r[i], 0, 0, 0, 0, 0, false, false};
         for (size_t k = i; k < rep->n; ++k) {
             const harness_result *r = &rep->r[k];
             if (done[k] || !same_line(r, v.first))
@@ -255,6 +257,7 @@ void harness_report_print_table(const harness_report *rep, FILE *f)
             v.mismatches += r->mismatches;
             v.max_ulp = r->max_ulp > v.max_ulp ? r->max_ulp : v.max_ulp;
             v.measured |= r->measured;
+            v.not_applicable |= r->not_applicable;
         }
         print_verdict(f, &v);
     }
@@ -309,7 +312,9 @@ int harness_report_write_json(const harness_report *rep, const char *device,
         harness_json_string(f, rel);
         fputs(", \"case\": ", f);
         harness_json_string(f, r->case_name);
-        fprintf(f, ", \"pass\": %s, \"detail\": ", r->pass ? "true" : "false");
+        fprintf(f,
+                ", \"pass\": %s, \"not_applicable\": %s, \"detail\": ", r->pass ? "true" : "false",
+                r->not_applicable ? "true" : "false");
         harness_json_string(f, r->detail);
         fputc('}', f);
     }

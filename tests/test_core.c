@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 /* ------------------------------------------------------------ build options */
 
@@ -139,6 +142,8 @@ static void every_status_has_its_own_string(void **state)
 
 /* ----------------------------------------------------------------- device */
 
+/* Missing advertised capabilities: the provable ones are left to the self-test and
+ * named as such; the others refuse the device, each by name. */
 static void suitability_names_each_missing_capability(void **state)
 {
     (void)state;
@@ -146,15 +151,97 @@ static void suitability_names_each_missing_capability(void **state)
     memset(&info, 0, sizeof info);
     info.caps = 0x1ff & ~(unsigned)(BICL_CAP_CR_DIVIDE_SQRT | BICL_CAP_DENORM);
     char why[1024];
-    assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_ERR_DEVICE_UNSUITABLE);
+    assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_SUCCESS);
+    assert_non_null(strstr(why, "self-test"));
+    assert_non_null(strstr(why, "must prove"));
     assert_non_null(strstr(why, "CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT"));
     assert_non_null(strstr(why, "CL_FP_DENORM"));
-    assert_null(strstr(why, "CL_FP_INF_NAN"));
+    info.caps &= ~(unsigned)(BICL_CAP_INF_NAN | BICL_CAP_COMPILER);
+    assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_ERR_DEVICE_UNSUITABLE);
+    assert_non_null(strstr(why, "CL_FP_INF_NAN"));
+    assert_non_null(strstr(why, "CL_DEVICE_COMPILER_AVAILABLE"));
+    assert_null(strstr(why, "CL_FP_DENORM")); /* provable: not a reason to refuse */
     info.caps = 0x1ff;
     assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_SUCCESS);
+    assert_null(strstr(why, "must prove"));
     info.caps = 0x1ff & ~(unsigned)BICL_CAP_FP64; /* fp64 is recorded, not required */
     assert_int_equal(bicl_device_suitability(&info, why, sizeof why), BICL_SUCCESS);
     assert_non_null(strstr(why, "no fp64"));
+}
+
+/* Every context passed the self-test on its device (its cases are the host's answers,
+ * tests/test_host.c plants wrong ones), and says so in its fingerprint. */
+static void the_self_test_ran_and_the_fingerprint_says_so(void **state)
+{
+    test_env *env = *state;
+    assert_true(env->ctx->selftested);
+    assert_non_null(strstr(bicl_fingerprint(env->ctx), " self-tested"));
+    assert_int_equal(env->ctx->info.caps & BICL_CAPS_PROVABLE, BICL_CAPS_PROVABLE);
+    char why[512];
+    bicl_context_verdict(env->ctx, why, sizeof why);
+    assert_non_null(strstr(why, "self-tested"));
+    /* hiding fp64 (BICL_HIDE_FP64=1, the no-fp64 ctest entries) shows in the caps */
+    assert_int_equal(bicl_context_has_fp64(env->ctx) == 0,
+                     bicl_fp64_hidden() || !(env->ctx->caps_advertised & BICL_CAP_FP64));
+}
+
+/* The self-test on this device with math that bicl refuses to build with (set behind the
+ * allow list's back): each must fail it, naming what broke. A runtime whose math is
+ * that wrong is refused the same way before it returns a wrong bit. */
+static void unsafe_math_fails_the_self_test(void **state)
+{
+    test_env *env = *state;
+    static const struct {
+        const char *options, *says;
+    } unsafe[] = {
+        {"-cl-fast-relaxed-math", "self-test: "},
+        {"-cl-denorms-are-zero", "missing correctly rounded fp32 divide and sqrt: self-test: "},
+        {"-cl-unsafe-math-optimizations", "self-test: bicl_expf"},
+    };
+    for (size_t i = 0; i < sizeof unsafe / sizeof unsafe[0]; ++i) {
+        bicl_context *c = NULL;
+        assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                             bicl_context_device(env->ctx), NULL, &c),
+                         BICL_SUCCESS);
+        snprintf(c->opts.build_options, sizeof c->opts.build_options, "%s", unsafe[i].options);
+        c->fingerprint_hash ^= 0x9e3779b97f4a7c15ull * (i + 1); /* a verdict not yet known */
+        c->info.caps = c->caps_advertised;
+        assert_int_equal(bicl_context_selftest(c), BICL_ERR_DEVICE_UNSUITABLE);
+        if (!strstr(bicl_last_error(NULL), unsafe[i].says))
+            fail_msg("%s: %s", unsafe[i].options, bicl_last_error(NULL));
+        bicl_context_free(c);
+    }
+}
+
+/* A process that flushes denormals (FTZ/DAZ, as -ffast-math's start-up code sets) cannot
+ * compute the host reference: the self-test says so instead of blaming the device. */
+static void a_host_flushing_denormals_is_named(void **state)
+{
+#if defined(__SSE__)
+    test_env *env = *state;
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    /* other build options: a fingerprint whose verdict is not yet known */
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_BUILD_OPTIONS, "-w"), BICL_SUCCESS);
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040u); /* FTZ and DAZ */
+    bicl_context *c = NULL;
+    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &c);
+    _mm_setcsr(csr);
+    assert_int_equal(st, BICL_ERR_UNSUPPORTED);
+    assert_null(c);
+    assert_non_null(strstr(bicl_last_error(NULL), "flushes fp32 denormals"));
+    /* with denormals back, the same options give a context */
+    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &c),
+                     BICL_SUCCESS);
+    bicl_context_free(c);
+    bicl_options_free(o);
+#else
+    (void)state;
+    skip();
+#endif
 }
 
 static void device_selection_and_creation_errors(void **state)
@@ -616,6 +703,9 @@ int main(void)
         cmocka_unit_test(allowed_options_change_fingerprint_not_bits),
         cmocka_unit_test(every_status_has_its_own_string),
         cmocka_unit_test(suitability_names_each_missing_capability),
+        cmocka_unit_test(the_self_test_ran_and_the_fingerprint_says_so),
+        cmocka_unit_test(a_host_flushing_denormals_is_named),
+        cmocka_unit_test(unsafe_math_fails_the_self_test),
         cmocka_unit_test(device_selection_and_creation_errors),
         cmocka_unit_test(build_failure_carries_the_log),
         cmocka_unit_test(every_program_source_starts_with_the_pragma),

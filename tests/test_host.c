@@ -1,8 +1,8 @@
 /* test_host.c - everything that needs no OpenCL device: options and the allow list,
  * the device-free view checks and the aliasing search (against brute force), the host
- * reference, the disk cache's file format, RoPE config validation and the per-thread
- * last error. It makes no OpenCL call, so it also runs in the ASan+UBSan sub-build
- * and under valgrind (docs/reliability.md). */
+ * reference, the disk cache's file format, RoPE config validation, the per-thread
+ * last error, the self-test's judgement and device specs over made-up devices. It makes no OpenCL
+ * call, so it also runs in the ASan+UBSan sub-build and under valgrind (docs/reliability.md). */
 #include "common.h"
 
 #include <math.h>
@@ -553,6 +553,131 @@ static void last_error_is_per_thread(void **state)
     assert_string_equal(bicl_last_error(NULL), ""); /* a public call starts clean */
 }
 
+/* ------------------------------------------------------------ self-test */
+
+/* Index of the first case of op, or n. */
+static size_t first_case(const uint64_t *cases, size_t n, unsigned op)
+{
+    size_t i = 0;
+    while (i < n && cases[4 * i] != op)
+        ++i;
+    return i;
+}
+
+/* The self-test's verdict on answers with one wrong bit: each names its operation
+ * (the run on a device gives the host's answers and passes, tests/test_core.c). */
+static void selftest_verdict_names_the_failing_operation(void **state)
+{
+    (void)state;
+    uint64_t *cases = NULL, *f32_cases = NULL;
+    size_t n = bicl_selftest_cases(true, &cases);
+    assert_true(n > 5000 && n < 8192);                       /* "a few thousand" */
+    assert_true(bicl_selftest_cases(false, &f32_cases) < n); /* fp64 cases only with fp64 */
+    free(f32_cases);
+    uint64_t *got = malloc(n * sizeof *got);
+    assert_non_null(got);
+    for (size_t i = 0; i < n; ++i)
+        got[i] = bicl_selftest_expect(cases + 4 * i);
+    const unsigned all = 0x1ffu, advertised = all & ~(unsigned)BICL_CAPS_PROVABLE;
+    unsigned caps = 0;
+    char why[512];
+    /* right answers prove what was not advertised */
+    assert_int_equal(bicl_selftest_judge(cases, n, got, advertised, &caps, why, sizeof why),
+                     BICL_SUCCESS);
+    assert_int_equal(caps, all);
+    assert_string_equal(why, "");
+    static const struct {
+        unsigned op;
+        bicl_status status;
+        const char *says;
+        unsigned caps;
+    } planted[] = {
+        {0 /* BICL_ST_DIV */, BICL_ERR_DEVICE_UNSUITABLE,
+         "divide and sqrt: self-test: f32 division", 0},
+        {2 /* BICL_ST_SQRT */, BICL_ERR_DEVICE_UNSUITABLE, "divide and sqrt: self-test: f32 sqrt",
+         0},
+        {3 /* BICL_ST_FMA */, BICL_ERR_DEVICE_UNSUITABLE, "fp32 denormals: self-test: f32 fma", 0},
+        {7 /* BICL_ST_FROM_F16 */, BICL_ERR_DEVICE_UNSUITABLE, "f16 -> f32", 0},
+        {13 /* BICL_ST_EXPF */, BICL_ERR_DEVICE_UNSUITABLE, "self-test: bicl_expf", 0},
+        {22 /* BICL_ST_DSIN */, BICL_SUCCESS, "fp64 not used: self-test: f64 sin", 0x1dfu},
+    };
+    for (size_t p = 0; p < sizeof planted / sizeof planted[0]; ++p) {
+        size_t i = first_case(cases, n, planted[p].op);
+        assert_true(i < n);
+        got[i] ^= 1u; /* one bit of one answer */
+        assert_int_equal(bicl_selftest_judge(cases, n, got, all, &caps, why, sizeof why),
+                         planted[p].status);
+        assert_non_null(strstr(why, planted[p].says));
+        assert_non_null(strstr(why, "1 of "));
+        if (planted[p].status == BICL_SUCCESS)
+            assert_int_equal(caps, planted[p].caps);
+        got[i] ^= 1u;
+    }
+    free(got);
+    free(cases);
+}
+
+/* The Mesa llvmpipe fact the self-test must catch: fma(0x1.8p-148, 3, 0) is the
+ * denormal 0x1.2p-146, not 0 (its answer). */
+static void selftest_knows_the_denormal_fma(void **state)
+{
+    (void)state;
+    const uint64_t k[4] = {3 /* BICL_ST_FMA */, 0x00000003u, 0x40400000u, 0};
+    assert_int_equal(bicl_selftest_expect(k), 0x00000009u);
+}
+
+/* ---------------------------------------------------------- device specs */
+
+static bicl_device_info fake_device(const char *platform, const char *version, const char *vendor,
+                                    const char *name)
+{
+    bicl_device_info d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.platform_name, sizeof d.platform_name, "%s", platform);
+    snprintf(d.platform_version, sizeof d.platform_version, "%s", version);
+    snprintf(d.vendor, sizeof d.vendor, "%s", vendor);
+    snprintf(d.device_name, sizeof d.device_name, "%s", name);
+    return d;
+}
+
+/* An Intel host with PoCL and Intel's runtime: "intel" matches both (PoCL's vendor is
+ * GenuineIntel) and must say so; "pocl" and the platform name are unique. */
+static void ambiguous_device_specs_are_errors(void **state)
+{
+    (void)state;
+    const bicl_device_info devs[3] = {
+        fake_device("Portable Computing Language", "OpenCL 3.0 PoCL 3.1+debian", "GenuineIntel",
+                    "pthread-skylake-avx512-Intel(R) Xeon(R)"),
+        fake_device("Intel(R) OpenCL", "OpenCL 3.1 LINUX", "Intel(R) Corporation",
+                    "Intel(R) Xeon(R)"),
+        fake_device("NVIDIA CUDA", "OpenCL 3.0 CUDA", "NVIDIA Corporation", "NVIDIA H200"),
+    };
+    size_t chosen = 99;
+    assert_int_equal(bicl_device_spec_resolve("intel", devs, 3, &chosen),
+                     BICL_ERR_DEVICE_AMBIGUOUS);
+    assert_int_equal(chosen, 99);
+    const char *e = bicl_last_error(NULL);
+    assert_non_null(strstr(e, "[0] Portable Computing Language"));
+    assert_non_null(strstr(e, "[1] Intel(R) OpenCL"));
+    assert_null(strstr(e, "NVIDIA"));
+    assert_int_equal(bicl_device_spec_resolve("intel:1", devs, 3, &chosen), BICL_SUCCESS);
+    assert_int_equal(chosen, 1);
+    assert_int_equal(bicl_device_spec_resolve("intel:2", devs, 3, &chosen),
+                     BICL_ERR_DEVICE_NOT_FOUND);
+    assert_int_equal(bicl_device_spec_resolve("pocl", devs, 3, &chosen), BICL_SUCCESS);
+    assert_int_equal(chosen, 0);
+    assert_int_equal(bicl_device_spec_resolve("Intel(R) OpenCL", devs, 3, &chosen), BICL_SUCCESS);
+    assert_int_equal(chosen, 1);
+    assert_int_equal(bicl_device_spec_resolve("NVIDIA", devs, 3, &chosen), BICL_SUCCESS);
+    assert_int_equal(chosen, 2);
+    assert_int_equal(bicl_device_spec_resolve("2", devs, 3, &chosen), BICL_SUCCESS);
+    assert_int_equal(bicl_device_spec_resolve("3", devs, 3, &chosen), BICL_ERR_DEVICE_NOT_FOUND);
+    assert_int_equal(bicl_device_spec_resolve("amd", devs, 3, &chosen), BICL_ERR_DEVICE_NOT_FOUND);
+    size_t idx[4];
+    assert_int_equal(bicl_device_spec_matches("xeon", devs, 3, idx, 4), 2);
+    assert_int_equal(idx[1], 1);
+}
+
 static void statuses_and_dtypes(void **state)
 {
     (void)state;
@@ -577,6 +702,9 @@ int main(void)
         cmocka_unit_test(cache_file_format_survives_damage),
         cmocka_unit_test(rope_configs_valid_and_invalid),
         cmocka_unit_test(last_error_is_per_thread),
+        cmocka_unit_test(selftest_verdict_names_the_failing_operation),
+        cmocka_unit_test(selftest_knows_the_denormal_fma),
+        cmocka_unit_test(ambiguous_device_specs_are_errors),
         cmocka_unit_test(statuses_and_dtypes),
     };
     return cmocka_run_group_tests_name("host", tests, NULL, NULL);

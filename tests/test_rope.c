@@ -67,7 +67,52 @@ static void *problem_reference(const rope_problem *p, const bicl_rope_plan *plan
     return out;
 }
 
-/* Runs the problem on the device as THD, out of place, and compares with the reference. */
+/* Inline cos/sin needs fp64. On a device without it (or with BICL_HIDE_FP64=1, the
+ * *_no_fp64 ctest entries) an inline case is not applicable: the call must be refused
+ * with BICL_ERR_UNSUPPORTED and write nothing, which the callers assert; the cases are
+ * counted and reported at the end. */
+static unsigned inline_cases_not_applicable;
+
+static bool inline_not_applicable(const test_env *env, bicl_rope_source source)
+{
+    return source == BICL_ROPE_SOURCE_INLINE && !bicl_context_has_fp64(env->ctx);
+}
+
+/* Asserts that no byte of the buffer, bands included, differs from its initial fill. */
+static void assert_untouched(test_env *env, const test_buf *b, const void *payload)
+{
+    size_t total = b->payload + 2 * CANARY_BYTES;
+    unsigned char *all = malloc(total);
+    assert_non_null(all);
+    test_buf_read_all(env, b, all);
+    for (size_t i = 0; i < total; ++i) {
+        bool in_payload = payload && i >= CANARY_BYTES && i < CANARY_BYTES + b->payload;
+        unsigned char want =
+            in_payload ? ((const unsigned char *)payload)[i - CANARY_BYTES] : CANARY_BYTE;
+        if (all[i] != want)
+            fail_msg("byte %zu of a buffer was written by a refused call", i);
+    }
+    free(all);
+}
+
+/* The status of an inline call on a device without fp64: refused, nothing written. */
+static void assert_refused_without_fp64(test_env *env, bicl_status st, const test_buf *out,
+                                        const void *out_init, const char *what)
+{
+    if (st != BICL_ERR_UNSUPPORTED)
+        fail_msg("%s: inline without fp64 gave %s, want BICL_ERR_UNSUPPORTED", what,
+                 bicl_status_string(st));
+    clFinish(env->queue);
+    assert_untouched(env, out, out_init);
+    inline_cases_not_applicable++;
+}
+
+static void compare_outputs(test_env *env, const rope_problem *p, const bicl_rope_plan *plan,
+                            bicl_rope_source source, int inverse, const test_buf *bqo,
+                            const test_buf *bko, const char *what);
+
+/* Runs the problem on the device as THD, out of place, and compares with the reference
+ * (an inline case without fp64: asserts the refusal). */
 static void run_and_compare(test_env *env, const rope_problem *p, bicl_rope_plan *plan,
                             bicl_rope_source source, int inverse, const char *what)
 {
@@ -82,14 +127,33 @@ static void run_and_compare(test_env *env, const rope_problem *p, bicl_rope_plan
     bicl_tensor tk = test_view(&bk, p->in_dt, 0, 3, ks), tko = test_view(&bko, p->out_dt, 0, 3, ks);
     bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, source, inverse, &tp, &tq, &tqo,
                                      &tk, &tko, 0, NULL, NULL);
-    if (st != BICL_SUCCESS)
+    if (inline_not_applicable(env, source)) {
+        assert_refused_without_fp64(env, st, &bqo, NULL, what);
+        assert_untouched(env, &bko, NULL);
+    } else if (st != BICL_SUCCESS) {
         fail_msg("%s: %s (%s)", what, bicl_status_string(st), bicl_last_error(NULL));
+    } else {
+        compare_outputs(env, p, plan, source, inverse, &bqo, &bko, what);
+    }
+    test_buf_free(&bp);
+    test_buf_free(&bq);
+    test_buf_free(&bqo);
+    test_buf_free(&bk);
+    test_buf_free(&bko);
+}
+
+static void compare_outputs(test_env *env, const rope_problem *p, const bicl_rope_plan *plan,
+                            bicl_rope_source source, int inverse, const test_buf *bqo,
+                            const test_buf *bko, const char *what)
+{
+    size_t oes = bicl_dtype_size(p->out_dt);
+    size_t nq = p->T * p->hq * p->D, nk = p->T * p->hk * p->D;
     void *gq = malloc(nq * oes), *gk = malloc(nk * oes);
     assert_true(gq && gk);
-    test_buf_read(env, &bqo, gq);
-    test_buf_read(env, &bko, gk);
-    test_buf_assert_canaries(env, &bqo);
-    test_buf_assert_canaries(env, &bko);
+    test_buf_read(env, bqo, gq);
+    test_buf_read(env, bko, gk);
+    test_buf_assert_canaries(env, bqo);
+    test_buf_assert_canaries(env, bko);
     void *rq = problem_reference(p, plan, source, inverse, p->q, p->hq);
     void *rk = problem_reference(p, plan, source, inverse, p->k, p->hk);
     test_assert_bits_equal(gq, rq, nq, oes, what);
@@ -98,11 +162,6 @@ static void run_and_compare(test_env *env, const rope_problem *p, bicl_rope_plan
     free(gk);
     free(rq);
     free(rk);
-    test_buf_free(&bp);
-    test_buf_free(&bq);
-    test_buf_free(&bqo);
-    test_buf_free(&bk);
-    test_buf_free(&bko);
 }
 
 /* Positions of the standard workload: prefix positions, decode offsets and the long
@@ -190,7 +249,9 @@ static void layouts_and_in_place(void **state)
     const test_model *m = &test_models[1]; /* llama3 */
     bicl_rope_config c = test_model_config(m, BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
-    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    /* the automatic source: inline with fp64, else a table (positions up to 204) */
+    int table = bicl_context_has_fp64(env->ctx) ? 0 : 256;
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, table, 0, &plan), BICL_SUCCESS);
     const size_t B = 3, S = 5, H = 4, HK = 2, D = 128, T = B * S;
     rope_problem p;
     problem_init(&p, T, H, HK, D, BICL_BF16, BICL_BF16, 77);
@@ -255,7 +316,7 @@ static void layouts_and_in_place(void **state)
     bicl_tensor fk = fq;
     fk.offset += H * D;
     fk.shape[1] = HK;
-    assert_int_equal(bicl_rope_apply(env->ctx, env->queue, plan, BICL_ROPE_SOURCE_INLINE, 0, &tp1,
+    assert_int_equal(bicl_rope_apply(env->ctx, env->queue, plan, BICL_ROPE_SOURCE_AUTO, 0, &tp1,
                                      &fq, &fq, &fk, &fk, 0, NULL, NULL),
                      BICL_SUCCESS);
     uint16_t *got = malloc(T * row * 2);
@@ -325,9 +386,16 @@ static void out_of_range_positions_are_reported(void **state)
         bicl_tensor tp = test_view(&bp, BICL_I32, 0, 1, ps);
         bicl_tensor tq = test_view(&bq, BICL_F32, 0, 3, qs),
                     to = test_view(&bo, BICL_F32, 0, 3, qs);
-        assert_int_equal(bicl_rope_apply(env->ctx, env->queue, plan, (bicl_rope_source)src, 0, &tp,
-                                         &tq, &to, NULL, NULL, 0, NULL, NULL),
-                         BICL_SUCCESS);
+        bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, (bicl_rope_source)src, 0, &tp,
+                                         &tq, &to, NULL, NULL, 0, NULL, NULL);
+        if (inline_not_applicable(env, (bicl_rope_source)src)) {
+            assert_refused_without_fp64(env, st, &bo, NULL, "out of range, inline");
+            test_buf_free(&bp);
+            test_buf_free(&bq);
+            test_buf_free(&bo);
+            continue;
+        }
+        assert_int_equal(st, BICL_SUCCESS);
         unsigned count = 0;
         int first = 0;
         assert_int_equal(bicl_rope_errors(env->ctx, env->queue, plan, &count, &first, 0, NULL),
@@ -561,8 +629,13 @@ static void invalid_applies_write_nothing(void **state)
 {
     test_env *env = *state;
     bicl_rope_config c = test_model_config(&test_models[0], BICL_ROPE_ANGLE_EXACT);
-    bicl_rope_plan *plan = NULL;
-    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
+    /* the automatic source of `plan` runs (inline with fp64, else its table); `bare` has
+     * no table */
+    bicl_rope_plan *plan = NULL, *bare = NULL;
+    assert_int_equal(
+        bicl_rope_plan_create(env->ctx, &c, bicl_context_has_fp64(env->ctx) ? 0 : 8, 0, &plan),
+        BICL_SUCCESS);
+    assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &bare), BICL_SUCCESS);
     const size_t T = 4, H = 2, D = 128;
     int32_t pos[4] = {0, 1, 2, 3};
     test_buf bp = test_buf_new(env, 4, T, pos), bq = test_buf_new(env, 4, T * H * D, NULL);
@@ -599,8 +672,9 @@ static void invalid_applies_write_nothing(void **state)
         {"unknown source", BICL_ERR_INVALID_ENUM, &tp, &tq, &to, NULL, NULL, (bicl_rope_source)7},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        bicl_rope_plan *pl = cases[i].src == BICL_ROPE_SOURCE_TABLE ? bare : plan;
         bicl_status st =
-            bicl_rope_apply(env->ctx, env->queue, plan, cases[i].src, 0, cases[i].p, cases[i].qi,
+            bicl_rope_apply(env->ctx, env->queue, pl, cases[i].src, 0, cases[i].p, cases[i].qi,
                             cases[i].qo, cases[i].ki, cases[i].ko, 0, NULL, NULL);
         if (st != cases[i].want)
             fail_msg("%s: %s, want %s (%s)", cases[i].what, bicl_status_string(st),
@@ -745,6 +819,18 @@ typedef struct view_shape {
     unsigned vw, hpu, ipt;
 } view_shape;
 
+static void view_buffers_free(const view_case *c, test_buf *bp, test_buf *bqi, test_buf *bki,
+                              test_buf *bqo, test_buf *bko)
+{
+    test_buf_free(bp);
+    test_buf_free(bqi);
+    test_buf_free(bki);
+    if (!view_in_place(c, 0))
+        test_buf_free(bqo);
+    if (!view_in_place(c, 1))
+        test_buf_free(bko);
+}
+
 static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_plan *plan,
                                 bicl_rope_source source, int inverse, const int32_t *pos,
                                 view_operand *q, view_operand *k, const char *what)
@@ -766,6 +852,13 @@ static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_pla
     bicl_variant var;
     assert_int_equal(bicl_context_get_variant(env->ctx, &var), BICL_SUCCESS);
     unsigned vw = 0, hpu = 0, ipt = 0;
+    if (inline_not_applicable(env, source)) {
+        bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, source, inverse, &tp, &tqi,
+                                         &tqo, &tki, &tko, 0, NULL, NULL);
+        assert_refused_without_fp64(env, st, &bqo, q->out0, what);
+        view_buffers_free(c, &bp, &bqi, &bki, &bqo, &bko);
+        return (view_shape){0, 0, 0};
+    }
     assert_int_equal(bicl_rope_launch_shape(env->ctx, plan, source, &tp, &tqi, &tqo, &tki, &tko,
                                             &vw, &hpu, &ipt),
                      BICL_SUCCESS);
@@ -796,13 +889,7 @@ static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_pla
         test_assert_bits_equal(got, ops[o]->want, ops[o]->n, oes, w);
         free(got);
     }
-    test_buf_free(&bp);
-    test_buf_free(&bqi);
-    test_buf_free(&bki);
-    if (!view_in_place(c, 0))
-        test_buf_free(&bqo);
-    if (!view_in_place(c, 1))
-        test_buf_free(&bko);
+    view_buffers_free(c, &bp, &bqi, &bki, &bqo, &bko);
     view_shape sh = {vw, hpu, ipt};
     return sh;
 }
@@ -926,5 +1013,11 @@ int main(void)
         cmocka_unit_test(invalid_configs_are_refused),
         cmocka_unit_test(invalid_applies_write_nothing),
     };
-    return cmocka_run_group_tests_name("rope", tests, test_env_setup, test_env_teardown);
+    test_filter_from_env();
+    int failed = cmocka_run_group_tests_name("rope", tests, test_env_setup, test_env_teardown);
+    if (inline_cases_not_applicable)
+        printf("rope: %u inline cos/sin cases not applicable (no fp64): each refused with "
+               "BICL_ERR_UNSUPPORTED, nothing written\n",
+               inline_cases_not_applicable);
+    return failed;
 }

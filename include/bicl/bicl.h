@@ -120,7 +120,10 @@ typedef enum bicl_status {
     BICL_ERR_UNSUPPORTED = 26,
     /* An unknown option key or enum value was passed. */
     BICL_ERR_INVALID_ENUM = 27,
-    BICL_STATUS_COUNT_ = 28
+    /* A device spec matches several devices (listed in the detail): add ":N" or use an
+     * index from bicl-info. */
+    BICL_ERR_DEVICE_AMBIGUOUS = 28,
+    BICL_STATUS_COUNT_ = 29
 } bicl_status;
 
 /* A short constant English name for a status ("BICL_ERR_OUT_OF_BOUNDS: ..."). Never NULL. */
@@ -200,8 +203,10 @@ BICL_API bicl_status bicl_options_set_int(bicl_options *opts, bicl_option key, l
 BICL_API bicl_status bicl_check_build_options(const char *extra_options);
 
 /* Creates a context over an engine-owned cl_context and one of its devices. Checks
- * the device's suitability (BICL_ERR_DEVICE_UNSUITABLE names what is missing).
- * Programs are built lazily, on the first op of each family. opts may be NULL. */
+ * the device's suitability: what it advertises, then a self-test of what bicl's math
+ * relies on, run once per process and fingerprint (BICL_ERR_DEVICE_UNSUITABLE names what
+ * is missing or the operation that failed). Programs are built lazily, on the first op
+ * of each family. opts may be NULL. */
 BICL_API bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device,
                                          const bicl_options *opts, bicl_context **out);
 
@@ -209,9 +214,10 @@ BICL_API bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device,
  *   NULL or ""            the environment variable BICL_DEVICE, else the first
  *                         suitable device of any platform
  *   "3"                   the fourth device in bicl-info's list
- *   "pocl", "nvidia:1"    the first (or second...) suitable device whose platform name,
+ *   "pocl", "nvidia:1"    the device (the second...) whose platform name or version,
  *                         vendor or device name contains the text (case-insensitive)
- * BICL_ERR_DEVICE_NOT_FOUND when nothing matches. */
+ * BICL_ERR_DEVICE_NOT_FOUND when nothing matches, BICL_ERR_DEVICE_AMBIGUOUS when the text
+ * matches several devices and no ":N" says which. */
 BICL_API bicl_status bicl_context_create_default(const char *device_spec, const bicl_options *opts,
                                                  bicl_context **out);
 
@@ -243,8 +249,9 @@ BICL_API const char *bicl_last_error(const bicl_context *ctx);
  * the total. */
 BICL_API bicl_status bicl_device_list(cl_device_id *devices, size_t max, size_t *count);
 
-/* Suitability of a device without creating a context: BICL_SUCCESS or
- * BICL_ERR_DEVICE_UNSUITABLE, with the reason (or "suitable") written to why. */
+/* Suitability of a device without an engine's context (one is made for the
+ * self-test): BICL_SUCCESS or BICL_ERR_DEVICE_UNSUITABLE, with the verdict ("suitable
+ * (fp64), self-tested", what the self-test proved) or the reason written to why. */
 BICL_API bicl_status bicl_device_check(cl_device_id device, char *why, size_t why_size);
 
 /* Disk cache counters of a context, for tools and tests. */

@@ -23,13 +23,16 @@ typedef struct options {
     size_t first_op;       /* registry index of the first op to run */
     const char *ops[MAX_OP_FILTERS];
     size_t n_ops;
-    bool quick, list, help;
+    const char *skip[MAX_OP_FILTERS];
+    size_t n_skip;
+    bool quick, primary, list, help;
 } options;
 
 static void usage(FILE *f)
 {
-    fputs("usage: bicl-check [--device SPEC] [--quick] [--op NAME]... [--json FILE|-]\n"
-          "                  [--verify FILE]\n"
+    fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--op NAME]... [--skip-op "
+          "NAME]...\n"
+          "                  [--json FILE|-] [--verify FILE]\n"
           "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
           "       bicl-check --list | --help\n"
@@ -44,7 +47,11 @@ static void usage(FILE *f)
           "  --device SPEC  device index or name text (default: $BICL_DEVICE, else the\n"
           "                 first suitable device)\n"
           "  --quick        layouts once; variants and offsets on the packed layout only\n"
+          "  --primary      only the one configuration (dtypes, parameters) of each op that\n"
+          "                 runs every kernel variant: every kernel family and variant on\n"
+          "                 the smallest sweep (the oclgrind test runs it)\n"
           "  --op NAME      only this op (repeatable); --list shows the names\n"
+          "  --skip-op NAME not this op (repeatable)\n"
           "  --json FILE    write the results as JSON ('-': stdout; the table then goes\n"
           "                 to stderr)\n"
           "  --verify FILE  also check the device's outputs against golden hashes\n"
@@ -79,20 +86,25 @@ static int parse_args(int argc, char **argv, options *o)
                              : strcmp(a, "--verify") == 0    ? &o->verify
                              : strcmp(a, "--hf-config") == 0 ? &o->hf_config
                              : strcmp(a, "--op") == 0        ? &o->ops[o->n_ops]
+                             : strcmp(a, "--skip-op") == 0   ? &o->skip[o->n_skip]
                                                              : NULL;
         if (value) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "bicl-check: %s needs a value\n", a);
                 return -1;
             }
-            if (strcmp(a, "--op") == 0 && o->n_ops == MAX_OP_FILTERS) {
-                fprintf(stderr, "bicl-check: at most %d --op\n", MAX_OP_FILTERS);
+            if ((strcmp(a, "--op") == 0 && o->n_ops == MAX_OP_FILTERS) ||
+                (strcmp(a, "--skip-op") == 0 && o->n_skip == MAX_OP_FILTERS)) {
+                fprintf(stderr, "bicl-check: at most %d %s\n", MAX_OP_FILTERS, a);
                 return -1;
             }
             *value = argv[++i];
             o->n_ops += strcmp(a, "--op") == 0;
+            o->n_skip += strcmp(a, "--skip-op") == 0;
         } else if (strcmp(a, "--quick") == 0) {
             o->quick = true;
+        } else if (strcmp(a, "--primary") == 0) {
+            o->primary = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -102,11 +114,13 @@ static int parse_args(int argc, char **argv, options *o)
             return -1;
         }
     }
-    for (size_t k = 0; k < o->n_ops; ++k)
-        if (!op_exists(o->ops[k])) {
-            fprintf(stderr, "bicl-check: no op named '%s' (--list shows them)\n", o->ops[k]);
+    for (size_t k = 0; k < o->n_ops + o->n_skip; ++k) {
+        const char *name = k < o->n_ops ? o->ops[k] : o->skip[k - o->n_ops];
+        if (!op_exists(name)) {
+            fprintf(stderr, "bicl-check: no op named '%s' (--list shows them)\n", name);
             return -1;
         }
+    }
     if (o->golden && o->verify) {
         fprintf(stderr, "bicl-check: --golden writes, --verify checks: give one\n");
         return -1;
@@ -114,9 +128,12 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-/* Does the --op filter let this op name through? */
+/* Do the --op and --skip-op filters let this op name through? */
 static bool selected(const options *o, const char *op_name)
 {
+    for (size_t k = 0; k < o->n_skip; ++k)
+        if (strcmp(o->skip[k], op_name) == 0)
+            return false;
     if (o->n_ops == 0)
         return true;
     for (size_t k = 0; k < o->n_ops; ++k)
@@ -125,10 +142,13 @@ static bool selected(const options *o, const char *op_name)
     return false;
 }
 
-/* Op i runs when it is at or after first_op (--hf-config) and passes the --op filter. */
+/* Op i runs when it is at or after first_op (--hf-config) and passes the --op and
+ * --primary filters. */
 static bool selected_at(const options *o, size_t i)
 {
-    return i >= o->first_op && selected(o, harness_op_at(i)->name);
+    const harness_op *op = harness_op_at(i);
+    return i >= o->first_op && selected(o, op->name) &&
+           !(o->primary && (op->flags & HARNESS_OP_FEW_VARIANTS));
 }
 
 static void operand_list(FILE *f, const harness_operand *ops, int n)
@@ -316,17 +336,22 @@ static int write_json(const options *o, const harness_report *rep, const bicl_co
 
 static void print_summary(FILE *out, const harness_report *rep, double secs)
 {
-    size_t failed = 0;
-    for (size_t i = 0; i < rep->n; ++i)
+    size_t failed = 0, not_applicable = 0;
+    for (size_t i = 0; i < rep->n; ++i) {
         failed += !rep->r[i].pass;
+        not_applicable += rep->r[i].not_applicable;
+    }
     fprintf(out, "\n");
     harness_report_print_table(rep, out);
     if (failed) {
         fprintf(out, "\n");
         harness_report_print_failures(rep, out);
     }
-    fprintf(out, "\nbicl-check: %s: %zu of %zu results failed (%.1f s)\n", failed ? "FAIL" : "PASS",
-            failed, rep->n, secs);
+    fprintf(out, "\nbicl-check: %s: %zu of %zu results failed", failed ? "FAIL" : "PASS", failed,
+            rep->n);
+    if (not_applicable)
+        fprintf(out, ", %zu not applicable (the device has no fp64)", not_applicable);
+    fprintf(out, " (%.1f s)\n", secs);
 }
 
 static int check_device(const options *o, bicl_context *ctx, const harness_golden *golden)

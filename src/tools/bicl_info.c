@@ -1,18 +1,55 @@
-/* bicl-info - lists OpenCL devices with bicl's suitability verdict, and the numerics
- * fingerprint of the device a spec (or BICL_DEVICE, or the default) chooses. */
+/* bicl-info - lists OpenCL devices with bicl's suitability verdict (what each
+ * advertises, then the self-test's proof) and a spec that names each, then what a spec
+ * (or BICL_DEVICE) matches and the numerics fingerprint of the device it chooses. */
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void usage(void)
 {
     printf("usage: bicl-info [--device SPEC]\n"
-           "  Lists every OpenCL device with its index (usable as SPEC), platform, driver\n"
-           "  and bicl's suitability verdict, then the fingerprint of the chosen device.\n"
+           "  Lists every OpenCL device with its index (usable as SPEC), platform, driver,\n"
+           "  bicl's suitability verdict (the self-test runs on each device) and a text\n"
+           "  spec that names it alone, then the devices SPEC matches and the fingerprint\n"
+           "  of the chosen device.\n"
            "  SPEC: index, or text found in the platform/vendor/device name, optionally\n"
-           "  followed by :N for the N-th match (default: $BICL_DEVICE, else the first\n"
-           "  suitable device).\n");
+           "  followed by :N for the N-th match; a text that matches several devices is\n"
+           "  an error (default: $BICL_DEVICE, else the first suitable device).\n");
+}
+
+/* A spec naming device i alone: its platform name, device name or vendor when one of
+ * them matches no other device; else its index. */
+static void unique_spec(const bicl_device_info *infos, size_t n, size_t i, char *out, size_t size)
+{
+    const char *candidates[3] = {infos[i].platform_name, infos[i].device_name, infos[i].vendor};
+    for (int c = 0; c < 3; ++c) {
+        size_t idx[2];
+        if (candidates[c][0] && bicl_device_spec_matches(candidates[c], infos, n, idx, 2) == 1) {
+            snprintf(out, size, "'%.255s' or %zu", candidates[c], i);
+            return;
+        }
+    }
+    snprintf(out, size, "%zu", i);
+}
+
+/* Which devices the spec matches (text specs only). */
+static void show_matches(const char *spec, const bicl_device_info *infos, size_t n)
+{
+    char text[256];
+    snprintf(text, sizeof text, "%s", spec);
+    char *colon = strrchr(text, ':');
+    if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
+        *colon = '\0';
+    if (!text[0] || strspn(text, "0123456789") == strlen(text))
+        return;
+    size_t idx[64];
+    size_t m = bicl_device_spec_matches(text, infos, n, idx, 64);
+    printf("\nspec '%s' matches %zu device%s:", spec, m, m == 1 ? "" : "s");
+    for (size_t k = 0; k < m && k < 64; ++k)
+        printf(" [%zu]", idx[k]);
+    printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -35,15 +72,23 @@ int main(int argc, char **argv)
     }
     if (n == 0)
         printf("no OpenCL device found (is an ICD installed? e.g. pocl-opencl-icd)\n");
-    for (size_t i = 0; i < n && i < 64; ++i) {
-        bicl_device_info info;
-        if (bicl_device_query(devs[i], &info) != BICL_SUCCESS)
-            continue;
-        char why[1024];
-        bicl_status st = bicl_device_suitability(&info, why, sizeof why);
-        printf("[%zu] %s | %s | driver %s\n    %s: %s\n", i, info.platform_name, info.device_name,
-               info.driver_version, st == BICL_SUCCESS ? "SUITABLE" : "UNSUITABLE", why);
+    static bicl_device_info infos[64];
+    n = n < 64 ? n : 64;
+    for (size_t i = 0; i < n; ++i)
+        if (bicl_device_query(devs[i], &infos[i]) != BICL_SUCCESS)
+            memset(&infos[i], 0, sizeof infos[i]);
+    for (size_t i = 0; i < n; ++i) {
+        char why[1024], advertised[1024], names[600];
+        bicl_device_suitability(&infos[i], advertised, sizeof advertised);
+        bicl_status st = bicl_device_check(devs[i], why, sizeof why);
+        unique_spec(infos, n, i, names, sizeof names);
+        printf("[%zu] %s | %s | driver %s\n    %s: %s\n    advertised: %s\n    spec: %s\n", i,
+               infos[i].platform_name, infos[i].device_name, infos[i].driver_version,
+               st == BICL_SUCCESS ? "SUITABLE" : "UNSUITABLE", why, advertised, names);
     }
+    const char *chosen_spec = spec && *spec ? spec : getenv("BICL_DEVICE");
+    if (chosen_spec)
+        show_matches(chosen_spec, infos, n);
     bicl_context *ctx = NULL;
     bicl_status st = bicl_context_create_default(spec, NULL, &ctx);
     if (st != BICL_SUCCESS) {
