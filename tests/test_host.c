@@ -556,12 +556,21 @@ static void last_error_is_per_thread(void **state)
 /* ------------------------------------------------------------ self-test */
 
 /* Index of the first case of op, or n. */
+/* The first case of op whose answer is a number (a NaN's payload is free for the IEEE
+ * operations, so a flipped bit there is no wrong answer). */
 static size_t first_case(const uint64_t *cases, size_t n, unsigned op)
 {
-    size_t i = 0;
-    while (i < n && cases[4 * i] != op)
-        ++i;
-    return i;
+    for (size_t i = 0; i < n; ++i) {
+        if (cases[4 * i] != op)
+            continue;
+        uint64_t v = bicl_selftest_expect(cases + 4 * i);
+        bool nan32 = (v & 0x7f800000u) == 0x7f800000u && (v & 0x007fffffu) != 0 && v <= 0xffffffffu;
+        bool nan64 = (v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
+                     (v & 0x000fffffffffffffull) != 0;
+        if (!(op < 16 ? nan32 : nan64))
+            return i;
+    }
+    return n;
 }
 
 /* The self-test's verdict on answers with one wrong bit: each names its operation
@@ -613,6 +622,30 @@ static void selftest_verdict_names_the_failing_operation(void **state)
             assert_int_equal(caps, planted[p].caps);
         got[i] ^= 1u;
     }
+    /* A NaN from division may have any payload (NVIDIA answers 0x7fffffff for 0/0, x86
+     * 0xffc00000); a non-NaN for a NaN, or another payload from a bit path, fails. */
+    size_t nan_case = n;
+    for (size_t i = 0; i < n && nan_case == n; ++i)
+        if (cases[4 * i] == 0 /* BICL_ST_DIV */ && (got[i] & 0x7f800000u) == 0x7f800000u &&
+            (got[i] & 0x007fffffu) != 0)
+            nan_case = i;
+    assert_true(nan_case < n);
+    uint64_t was = got[nan_case];
+    got[nan_case] = 0x7fffffffu;
+    assert_int_equal(bicl_selftest_judge(cases, n, got, all, &caps, why, sizeof why), BICL_SUCCESS);
+    got[nan_case] = 0x7f800000u; /* inf is no NaN */
+    assert_int_equal(bicl_selftest_judge(cases, n, got, all, &caps, why, sizeof why),
+                     BICL_ERR_DEVICE_UNSUITABLE);
+    got[nan_case] = was;
+    size_t conv = first_case(cases, n, 8 /* BICL_ST_TO_BF16 */);
+    for (size_t i = conv; i < n; ++i)
+        if (cases[4 * i] == 8 && (got[i] & 0x7f80u) == 0x7f80u && (got[i] & 0x7fu) != 0) {
+            got[i] ^= 1u; /* another bf16 NaN payload: a bit path must match exactly */
+            assert_int_equal(bicl_selftest_judge(cases, n, got, all, &caps, why, sizeof why),
+                             BICL_ERR_DEVICE_UNSUITABLE);
+            got[i] ^= 1u;
+            break;
+        }
     free(got);
     free(cases);
 }
