@@ -373,13 +373,18 @@ static bicl_status check_qk(const bicl_context *ctx, const bicl_rope_plan *plan,
     return bicl_shapes_equal(in, in_name, out, out_name);
 }
 
-/* The source AUTO stands for, and the largest position a source serves: one fact for
- * the kernels (their `limit`) and the host references. */
-static bicl_rope_source resolve_source(const bicl_rope_plan *plan, bicl_rope_source source)
+/* The source a call takes (AUTO resolved; refused where the plan cannot serve it), and
+ * the largest position a source serves: one fact for the apply (its kernel's `limit`)
+ * and the host references. */
+static bicl_status plan_source(const bicl_rope_plan *plan, bicl_rope_source *source)
 {
-    if (source != BICL_ROPE_SOURCE_AUTO)
-        return source;
-    return plan->table_positions > 0 ? BICL_ROPE_SOURCE_TABLE : BICL_ROPE_SOURCE_INLINE;
+    if ((int)*source < BICL_ROPE_SOURCE_AUTO || *source > BICL_ROPE_SOURCE_INLINE)
+        return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown rope source %d", (int)*source);
+    if (*source == BICL_ROPE_SOURCE_AUTO)
+        *source = plan->table_positions > 0 ? BICL_ROPE_SOURCE_TABLE : BICL_ROPE_SOURCE_INLINE;
+    if (*source == BICL_ROPE_SOURCE_TABLE && plan->table_positions == 0)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "the plan has no table");
+    return BICL_SUCCESS;
 }
 
 static int source_limit(const bicl_rope_plan *plan, bicl_rope_source source)
@@ -407,14 +412,12 @@ static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
     bicl_status st = plan_owned_by(plan, ctx);
     if (st != BICL_SUCCESS)
         return st;
-    *source = resolve_source(plan, *source);
-    if (*source == BICL_ROPE_SOURCE_TABLE && plan->table_positions == 0)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "the plan has no table");
+    st = plan_source(plan, source);
+    if (st != BICL_SUCCESS)
+        return st;
     if (*source == BICL_ROPE_SOURCE_INLINE && !(ctx->info.caps & BICL_CAP_FP64))
         return bicl_fail(BICL_ERR_UNSUPPORTED, "inline cos/sin needs fp64, which %s lacks",
                          ctx->info.device_name);
-    if (*source != BICL_ROPE_SOURCE_TABLE && *source != BICL_ROPE_SOURCE_INLINE)
-        return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown rope source %d", (int)*source);
     if (!qi || !qo || !pos)
         return bicl_fail(BICL_ERR_NULL_POINTER, "positions, q_in and q_out are required");
     if ((ki == NULL) != (ko == NULL))
@@ -813,25 +816,13 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
 
 /* --------------------------------------------------------- host references */
 
-/* The reference's checks of a source: the one the apply would take, and refused where
- * the apply refuses it (a table source without a table). */
-static bicl_status ref_source(const bicl_rope_plan *plan, bicl_rope_source *source)
-{
-    if ((int)*source < BICL_ROPE_SOURCE_AUTO || *source > BICL_ROPE_SOURCE_INLINE)
-        return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown rope source %d", (int)*source);
-    *source = resolve_source(plan, *source);
-    if (*source == BICL_ROPE_SOURCE_TABLE && plan->table_positions == 0)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "the plan has no table");
-    return BICL_SUCCESS;
-}
-
 bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, bicl_rope_source source, int pos,
                                   int i, float *c, float *s)
 {
     bicl_clear_error();
     if (!plan || !c || !s)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_rope_cos_sin: NULL argument");
-    bicl_status st = ref_source(plan, &source);
+    bicl_status st = plan_source(plan, &source);
     if (st != BICL_SUCCESS)
         return st;
     if (i < 0 || i >= plan->half)
@@ -851,7 +842,7 @@ bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source sour
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_ref_rope_head: NULL argument");
     if (in_dtype > BICL_BF16 || out_dtype > BICL_BF16)
         return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "f32, f16 and bf16 only");
-    bicl_status st = ref_source(plan, &source);
+    bicl_status st = plan_source(plan, &source);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_rope_config *c = &plan->cfg;
