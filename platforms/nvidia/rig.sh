@@ -22,14 +22,8 @@ OUT=${OUT:-$B/out}
 STAGES=${RIG_STAGES:-build test-nvidia check bench peers test-pocl audit startup}
 mkdir -p "$OUT" "$B/logs"
 L=$B/logs
-PREFIX=/opt/rig
-if compgen -G ".rig/*.deb" >/dev/null; then
-  for f in .rig/*.deb; do dpkg -x "$f" "$PREFIX"; done
-  export LD_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-if [ ! -e /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
-  mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-fi
+# .rig/ unpacked under /opt/rig, NVIDIA's ICD registered
+source platforms/nvidia/setup.sh
 export POCL_CACHE_DIR=$PWD/$B/pocl-cache
 has() { case " $STAGES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 summary() { echo "$*" | tee -a "$OUT/summary.txt"; }

@@ -31,14 +31,8 @@ STAGES=${GPU_DEMO_STAGES:-build info test-nvidia test-pocl demo check}
 L=$B/logs
 mkdir -p "$OUT" "$L"
 PY=${PYTHON:-python3}
-PREFIX=/opt/rig
-if compgen -G ".rig/*.deb" >/dev/null; then
-  for f in .rig/*.deb; do dpkg -x "$f" "$PREFIX"; done
-  export LD_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-if [ ! -e /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
-  mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-fi
+# .rig/ unpacked under /opt/rig, NVIDIA's ICD registered
+source "$SRC/platforms/nvidia/setup.sh"
 if command -v nvcc >/dev/null && [ -z "${CUDA_HOME:-}" ]; then
   CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
   export CUDA_HOME
