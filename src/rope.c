@@ -496,13 +496,12 @@ typedef struct rope_shape {
 
 /* A view the vector kernels can move vw elements at a time: head_dim contiguous, its
  * offset and the strides of the dims that step (extent > 1) multiples of vw, and its
- * buffer's device address aligned to a whole vector (bicl_mem_align), so that every
- * head starts on a vector boundary. */
-static bool vector_view(const bicl_context *ctx, const bicl_tensor *t, unsigned vw)
+ * buffer's device address (aligned to `align` bytes, bicl_mem_align) aligned to a whole
+ * vector, so that every head starts on a vector boundary. */
+static bool vector_view(const bicl_tensor *t, size_t align, unsigned vw)
 {
     int r = t->rank;
-    if (t->stride[r - 1] != 1 || t->offset % vw != 0 ||
-        bicl_mem_align(ctx, t->mem) % (vw * bicl_dtype_size(t->dtype)) != 0)
+    if (t->stride[r - 1] != 1 || t->offset % vw != 0 || align % (vw * bicl_dtype_size(t->dtype)))
         return false;
     for (int d = 0; d < r - 1; ++d)
         if (t->shape[d] > 1 && (size_t)t->stride[d] % vw != 0)
@@ -513,14 +512,22 @@ static bool vector_view(const bicl_context *ctx, const bicl_tensor *t, unsigned 
 /* The widest vector width up to the variant's whose alignment every view allows:
  * vw must divide rotary_dim / 2 (whole pair groups; aligned table rows, second NeoX
  * half and pass-through block), and the buffer base alignment must hold the widest
- * load, vw float2 table entries. 8 falls back to 4, then to the general path. */
+ * load, vw float2 table entries. 8 falls back to 4, then to the general path. The
+ * buffers' alignments are queried once, for every width tried. */
 static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan *plan,
                                   unsigned want, const bicl_tensor *const views[4])
 {
+    if (want < 4)
+        return 1;
+    size_t align[4];
+    align[0] = bicl_mem_align(ctx, views[0]->mem);
+    for (int i = 1; i < 4; ++i) /* q_in and q_out, k_in and k_out often share a buffer */
+        align[i] =
+            views[i]->mem == views[i - 1]->mem ? align[i - 1] : bicl_mem_align(ctx, views[i]->mem);
     for (unsigned vw = want; vw >= 4; vw /= 2) {
         bool ok = plan->half % (int)vw == 0 && ctx->info.mem_base_align_bytes >= (size_t)8 * vw;
         for (int i = 0; ok && i < 4; ++i)
-            ok = vector_view(ctx, views[i], vw);
+            ok = vector_view(views[i], align[i], vw);
         if (ok)
             return vw;
     }
