@@ -98,3 +98,53 @@ def test_tensor_outside_the_pool_is_refused(bridge) -> None:
     x = torch.zeros(16, device=bridge.device)
     with pytest.raises(ValueError, match="pool"):
         bridge.ctx.unary("relu", x, x)
+
+
+def test_semaphore_ordering_where_the_driver_has_it(bridge) -> None:
+    """The default ordering is the semaphore pair wherever the device exports opaque-fd
+    semaphores: a silent fall back to blocking would pass every other test."""
+    from bicl import _cl
+
+    if "cl_khr_external_semaphore_opaque_fd" in _cl.device_extensions(bridge.ctx.cl_device):
+        assert bridge.sync == "semaphore", bridge.sync_why
+    else:
+        assert bridge.sync == "blocking" and bridge.sync_why
+
+
+def _chain(b, rounds: int = 6) -> None:
+    """torch writes, bicl reads and writes in place, torch reads, with no host wait in
+    between: 64 MiB per tensor, so that a missing wait lets a kernel see stale data."""
+    import torch
+
+    n = 1 << 24
+    with b.allocating():
+        x = torch.empty(n, device=b.device, dtype=torch.float32)
+        y = torch.empty_like(x)
+    for r in range(rounds):
+        x.fill_(float(r + 1))  # torch's kernel, queued on its stream
+        b.ctx.scale(2.0, x, y)  # bicl reads what torch wrote
+        b.ctx.scale(3.0, y, y)  # and writes in place
+        y.add_(1.0)  # torch reads bicl's result
+        assert float(y[n - 1]) == 6.0 * (r + 1) + 1.0, (b.sync, r)
+
+
+def test_ordering_of_the_default_bridge(bridge) -> None:
+    _chain(bridge)
+
+
+def test_blocking_ordering_and_one_context_per_segment(bridge) -> None:
+    """A second bridge (blocking) on its own context orders the same chain; a tensor of
+    the first bridge's pool is refused by the second context, never used across contexts."""
+    import torch
+
+    ctx2 = bicl.Context(os.environ.get("BICL_TORCH_DEVICE", "nvidia"))
+    b2 = tb.TorchBridge(ctx2, sync="blocking")
+    assert b2.sync == "blocking"
+    _chain(b2, rounds=3)
+    x1 = bridge.empty((1024,), torch.float32)
+    x1.fill_(1.0)
+    bridge.ctx.unary("relu", x1, x1)  # imported into the first context
+    y2 = b2.empty((1024,), torch.float32)
+    with pytest.raises(ValueError, match="another"):
+        ctx2.unary("relu", x1, y2)
+    ctx2.close()

@@ -267,6 +267,8 @@ class Context:
             _cl.finish(self._queue)
             _cl.release_queue(self._queue)
             self._queue = 0
+        for bridge in self._bridges:
+            bridge.close()
         if self._handle:
             lib().bicl_context_free(self._handle)
             self._handle = 0

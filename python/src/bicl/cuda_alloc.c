@@ -11,8 +11,17 @@
  *
  * libcuda and libOpenCL are opened with dlopen on first use, so the module loads
  * anywhere (on a machine without a CUDA driver bicl_cuda_init reports why). Only cuda.h's
- * types are needed to build it (python/CMakeLists.txt). Thread-safe: one mutex guards
- * the segment table. */
+ * and the OpenCL headers' types are needed to build it (python/CMakeLists.txt).
+ * Thread-safe: one mutex guards the segment table.
+ *
+ * It also orders bicl's OpenCL queue with torch's CUDA stream without the host
+ * (bicl_cuda_sync_*): two binary semaphores made by OpenCL with an opaque-fd export
+ * (cl_khr_external_semaphore_opaque_fd) and imported by CUDA (cuImportExternalSemaphore):
+ * torch's stream signals one and the OpenCL queue waits on it before an op; the queue
+ * signals the other after the op and torch's stream waits on it. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
 #include <cuda.h>
 
 #include <dlfcn.h>
@@ -42,6 +51,13 @@ typedef CUresult (*fn_address_free)(CUdeviceptr, size_t);
 typedef CUresult (*fn_sync)(void);
 typedef CUresult (*fn_error_string)(CUresult, const char **);
 typedef int (*fn_cl_release)(void *);
+typedef CUresult (*fn_import_sem)(CUexternalSemaphore *, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *);
+typedef CUresult (*fn_signal_sem)(const CUexternalSemaphore *,
+                                  const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *, unsigned int,
+                                  CUstream);
+typedef CUresult (*fn_wait_sem)(const CUexternalSemaphore *,
+                                const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *, unsigned int, CUstream);
+typedef CUresult (*fn_destroy_sem)(CUexternalSemaphore);
 
 static struct {
     fn_create create;
@@ -56,7 +72,19 @@ static struct {
     fn_sync sync;
     fn_error_string error_string;
     fn_cl_release cl_release;
+    fn_import_sem import_sem;
+    fn_signal_sem signal_sem;
+    fn_wait_sem wait_sem;
+    fn_destroy_sem destroy_sem;
 } cu;
+
+/* The OpenCL entry points of the semaphore path: core ones from the loader, the
+ * extension's through clGetExtensionFunctionAddressForPlatform. */
+static struct {
+    void *(*extension_address)(cl_platform_id, const char *);
+    cl_int (*device_info)(cl_device_id, cl_device_info, size_t, void *, size_t *);
+    cl_int (*flush)(cl_command_queue);
+} ocl;
 
 /* One segment: its mapping, its allocation handle, the exported fd, and what the bridge
  * attached (the imported cl_mem and the fd given to OpenCL). */
@@ -67,6 +95,7 @@ typedef struct segment {
     int fd;
     int device;
     unsigned long long id;
+    void *cl_context; /* the OpenCL context cl_mem belongs to */
     void *cl_mem;
     int cl_fd;
 } segment;
@@ -106,8 +135,19 @@ static void load(void)
     cu.address_free = (fn_address_free)sym(lib, "cuMemAddressFree");
     cu.sync = (fn_sync)sym(lib, "cuCtxSynchronize");
     cu.error_string = (fn_error_string)sym(lib, "cuGetErrorString");
-    void *ocl = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
-    cu.cl_release = ocl ? (fn_cl_release)dlsym(ocl, "clReleaseMemObject") : NULL;
+    /* Optional (the semaphore path reports their absence, blocking ordering remains). */
+    cu.import_sem = (fn_import_sem)dlsym(lib, "cuImportExternalSemaphore");
+    cu.signal_sem = (fn_signal_sem)dlsym(lib, "cuSignalExternalSemaphoresAsync");
+    cu.wait_sem = (fn_wait_sem)dlsym(lib, "cuWaitExternalSemaphoresAsync");
+    cu.destroy_sem = (fn_destroy_sem)dlsym(lib, "cuDestroyExternalSemaphore");
+    void *cl_lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (cl_lib) {
+        cu.cl_release = (fn_cl_release)dlsym(cl_lib, "clReleaseMemObject");
+        *(void **)&ocl.extension_address =
+            dlsym(cl_lib, "clGetExtensionFunctionAddressForPlatform");
+        *(void **)&ocl.device_info = dlsym(cl_lib, "clGetDeviceInfo");
+        *(void **)&ocl.flush = dlsym(cl_lib, "clFlush");
+    }
 }
 
 /* "" when libcuda and every function needed were found, else why not. */
@@ -265,10 +305,11 @@ API void bicl_cuda_free(void *ptr, size_t size, int device, void *stream)
 }
 
 /* The segment holding address addr: its base, size, exported fd, id (never reused),
- * and the cl_mem attached to it (NULL if none). 0 when found, -1 when addr is in no
- * segment of this allocator. */
-API int bicl_cuda_segment_find(uint64_t addr, uint64_t *base, uint64_t *size, int *fd,
-                               unsigned long long *id, void **cl_mem)
+ * and the cl_mem of OpenCL context `context` attached to it (NULL if none yet). 0 when
+ * found, -1 when addr is in no segment of this allocator, 1 when the segment was
+ * imported into another OpenCL context (a segment serves one context: its pool's). */
+API int bicl_cuda_segment_find(uint64_t addr, void *context, uint64_t *base, uint64_t *size,
+                               int *fd, unsigned long long *id, void **cl_mem)
 {
     int rc = -1;
     pthread_mutex_lock(&mu);
@@ -279,21 +320,23 @@ API int bicl_cuda_segment_find(uint64_t addr, uint64_t *base, uint64_t *size, in
             *fd = segs[i].fd;
             *id = segs[i].id;
             *cl_mem = segs[i].cl_mem;
-            rc = 0;
+            rc = segs[i].cl_mem && segs[i].cl_context != context ? 1 : 0;
             break;
         }
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
-/* Attaches an imported cl_mem (and the fd OpenCL was given) to segment id; the segment
- * owns them from now on. -1 if the segment is gone or already has one. */
-API int bicl_cuda_segment_attach(unsigned long long id, void *cl_mem, int cl_fd)
+/* Attaches an imported cl_mem of OpenCL context `context` (and the fd OpenCL was given)
+ * to segment id; the segment owns them from now on. -1 if the segment is gone or
+ * already has one. */
+API int bicl_cuda_segment_attach(unsigned long long id, void *context, void *cl_mem, int cl_fd)
 {
     int rc = -1;
     pthread_mutex_lock(&mu);
     for (size_t i = 0; i < n_segs; ++i)
         if (segs[i].id == id && !segs[i].cl_mem) {
+            segs[i].cl_context = context;
             segs[i].cl_mem = cl_mem;
             segs[i].cl_fd = cl_fd;
             rc = 0;
@@ -313,4 +356,183 @@ API void bicl_cuda_stats(unsigned long long *allocs, unsigned long long *frees,
     *live = n_segs;
     *bytes = bytes_live;
     pthread_mutex_unlock(&mu);
+}
+
+/* ------------------------------------------------ ordering through semaphores */
+
+/* One direction each: sem[0] torch's stream -> the OpenCL queue (before an op), sem[1]
+ * the OpenCL queue -> torch's stream (after it). A binary semaphore's signal must be
+ * submitted before its wait, and signals and waits must pair up one to one: the mutex
+ * keeps each pair together when several threads order ops. */
+typedef struct bicl_cuda_sync {
+    cl_semaphore_khr cl_sem[2];
+    CUexternalSemaphore cu_sem[2];
+    clEnqueueWaitSemaphoresKHR_fn wait;
+    clEnqueueSignalSemaphoresKHR_fn signal;
+    clReleaseSemaphoreKHR_fn release;
+    pthread_mutex_t mu;
+} bicl_cuda_sync;
+
+static void *sync_fail(bicl_cuda_sync *s, const char *why)
+{
+    snprintf(last_error, sizeof last_error, "%s", why);
+    for (int i = 0; i < 2; ++i) {
+        if (s->cu_sem[i] && cu.destroy_sem)
+            cu.destroy_sem(s->cu_sem[i]);
+        if (s->cl_sem[i] && s->release)
+            s->release(s->cl_sem[i]);
+    }
+    free(s);
+    return NULL;
+}
+
+/* Whether the device exports binary semaphores as opaque fds (the only kind CUDA can
+ * import from OpenCL). */
+static int exports_opaque_fd(cl_device_id device)
+{
+    cl_external_semaphore_handle_type_khr types[16];
+    size_t got = 0;
+    if (ocl.device_info(device, CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR, sizeof types,
+                        types, &got) != CL_SUCCESS)
+        return 0;
+    for (size_t i = 0; i < got / sizeof *types; ++i)
+        if (types[i] == CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR)
+            return 1;
+    return 0;
+}
+
+/* One exported OpenCL semaphore imported into CUDA; 0 on success. */
+static int sync_make_one(bicl_cuda_sync *s, int i, cl_context context, cl_device_id device,
+                         clCreateSemaphoreWithPropertiesKHR_fn create,
+                         clGetSemaphoreHandleForTypeKHR_fn handle)
+{
+    const cl_semaphore_properties_khr props[] = {
+        CL_SEMAPHORE_TYPE_KHR, CL_SEMAPHORE_TYPE_BINARY_KHR,
+        CL_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR,
+        CL_SEMAPHORE_EXPORT_HANDLE_TYPES_LIST_END_KHR,
+        CL_DEVICE_HANDLE_LIST_KHR, (cl_semaphore_properties_khr)(uintptr_t)device,
+        CL_DEVICE_HANDLE_LIST_END_KHR, 0};
+    cl_int err = CL_SUCCESS;
+    s->cl_sem[i] = create(context, props, &err);
+    if (!s->cl_sem[i] || err != CL_SUCCESS) {
+        snprintf(last_error, sizeof last_error, "clCreateSemaphoreWithPropertiesKHR: %d", err);
+        return 1;
+    }
+    int fd = -1;
+    err = handle(s->cl_sem[i], device, CL_SEMAPHORE_HANDLE_OPAQUE_FD_KHR, sizeof fd, &fd, NULL);
+    if (err != CL_SUCCESS || fd < 0) {
+        snprintf(last_error, sizeof last_error, "clGetSemaphoreHandleForTypeKHR: %d", err);
+        return 1;
+    }
+    CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC desc;
+    memset(&desc, 0, sizeof desc);
+    desc.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD;
+    desc.handle.fd = fd;
+    /* CUDA owns the fd once the import succeeds (cuImportExternalSemaphore's contract). */
+    if (failed(cu.import_sem(&s->cu_sem[i], &desc), "cuImportExternalSemaphore")) {
+        close(fd);
+        return 1;
+    }
+    return 0;
+}
+
+/* A pair of semaphores ordering the OpenCL context's queues with CUDA streams, or NULL
+ * with the reason in bicl_cuda_last_error (the bridge then orders by blocking). */
+API void *bicl_cuda_sync_create(void *context, void *device)
+{
+    bicl_cuda_sync *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(last_error, sizeof last_error, "out of host memory");
+        return NULL;
+    }
+    if (bicl_cuda_init()[0])
+        return sync_fail(s, init_error);
+    if (!cu.import_sem || !cu.signal_sem || !cu.wait_sem || !cu.destroy_sem)
+        return sync_fail(s, "libcuda lacks the external semaphore functions");
+    if (!ocl.extension_address || !ocl.device_info || !ocl.flush)
+        return sync_fail(s, "libOpenCL lacks clGetExtensionFunctionAddressForPlatform");
+    cl_platform_id platform = NULL;
+    if (ocl.device_info((cl_device_id)device, CL_DEVICE_PLATFORM, sizeof platform, &platform,
+                        NULL) != CL_SUCCESS)
+        return sync_fail(s, "clGetDeviceInfo(CL_DEVICE_PLATFORM) failed");
+    if (!exports_opaque_fd((cl_device_id)device))
+        return sync_fail(s, "the OpenCL device exports no opaque-fd semaphore "
+                            "(CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR)");
+    clCreateSemaphoreWithPropertiesKHR_fn create = (clCreateSemaphoreWithPropertiesKHR_fn)(
+        uintptr_t)ocl.extension_address(platform, "clCreateSemaphoreWithPropertiesKHR");
+    clGetSemaphoreHandleForTypeKHR_fn handle = (clGetSemaphoreHandleForTypeKHR_fn)(uintptr_t)
+        ocl.extension_address(platform, "clGetSemaphoreHandleForTypeKHR");
+    s->wait = (clEnqueueWaitSemaphoresKHR_fn)(uintptr_t)ocl.extension_address(
+        platform, "clEnqueueWaitSemaphoresKHR");
+    s->signal = (clEnqueueSignalSemaphoresKHR_fn)(uintptr_t)ocl.extension_address(
+        platform, "clEnqueueSignalSemaphoresKHR");
+    s->release = (clReleaseSemaphoreKHR_fn)(uintptr_t)ocl.extension_address(
+        platform, "clReleaseSemaphoreKHR");
+    if (!create || !handle || !s->wait || !s->signal || !s->release)
+        return sync_fail(s, "the OpenCL platform does not give the cl_khr_semaphore functions");
+    for (int i = 0; i < 2; ++i)
+        if (sync_make_one(s, i, (cl_context)context, (cl_device_id)device, create, handle)) {
+            char why[sizeof last_error];
+            memcpy(why, last_error, sizeof why);
+            return sync_fail(s, why);
+        }
+    pthread_mutex_init(&s->mu, NULL);
+    return s;
+}
+
+/* Before an op on `queue`: the queue waits for the work torch's `stream` has so far. */
+API int bicl_cuda_sync_before(void *sync, void *queue, void *stream)
+{
+    bicl_cuda_sync *s = sync;
+    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params;
+    memset(&params, 0, sizeof params);
+    pthread_mutex_lock(&s->mu);
+    int rc = failed(cu.signal_sem(&s->cu_sem[0], &params, 1, (CUstream)stream),
+                    "cuSignalExternalSemaphoresAsync");
+    if (!rc) {
+        cl_int err = s->wait((cl_command_queue)queue, 1, &s->cl_sem[0], NULL, 0, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            snprintf(last_error, sizeof last_error, "clEnqueueWaitSemaphoresKHR: %d", err);
+            rc = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* After an op on `queue`: torch's `stream` waits for the queue's work so far. The flush
+ * submits the signal, so that the stream's wait cannot wait for a signal never sent. */
+API int bicl_cuda_sync_after(void *sync, void *queue, void *stream)
+{
+    bicl_cuda_sync *s = sync;
+    int rc = 0;
+    pthread_mutex_lock(&s->mu);
+    cl_int err = s->signal((cl_command_queue)queue, 1, &s->cl_sem[1], NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = ocl.flush((cl_command_queue)queue);
+    if (err != CL_SUCCESS) {
+        snprintf(last_error, sizeof last_error, "clEnqueueSignalSemaphoresKHR/clFlush: %d", err);
+        rc = 1;
+    } else {
+        CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params;
+        memset(&params, 0, sizeof params);
+        rc = failed(cu.wait_sem(&s->cu_sem[1], &params, 1, (CUstream)stream),
+                    "cuWaitExternalSemaphoresAsync");
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* Releases the pair; the caller has finished the queues and synchronised the streams. */
+API void bicl_cuda_sync_destroy(void *sync)
+{
+    bicl_cuda_sync *s = sync;
+    if (!s)
+        return;
+    for (int i = 0; i < 2; ++i) {
+        cu.destroy_sem(s->cu_sem[i]);
+        s->release(s->cl_sem[i]);
+    }
+    pthread_mutex_destroy(&s->mu);
+    free(s);
 }

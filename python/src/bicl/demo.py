@@ -333,8 +333,8 @@ def _median_us(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def torch_overhead(bridge: Any, plan: RopePlan, model: Model, repeat: int = 200) -> List[Dict[str, Any]]:
-    """Per-call time of bicl ops on pool tensors (blocking bridge) against the native
-    torch op, both waited for (torch.cuda.synchronize) and not."""
+    """Per-call time of bicl ops on pool tensors (in the bridge's ordering mode) against
+    the native torch op, both waited for (torch.cuda.synchronize) and not."""
     import torch
     import torch.nn.functional as F
 
@@ -368,12 +368,14 @@ def torch_overhead(bridge: Any, plan: RopePlan, model: Model, repeat: int = 200)
                  ("rope_q", lambda: ctx.rope(plan, pos, q), native_rope, tokens * model.hq * d)]
         for name, bicl_fn, torch_fn, n in cases:
             b = _median_us(bicl_fn, repeat)
+            bs = _median_us(synced(bicl_fn), repeat)
             ts = _median_us(synced(torch_fn), repeat)
             ta = _median_us(torch_fn, repeat)
             torch.cuda.synchronize()
-            rows.append({"op": name, "tokens": tokens, "elements": n, "bicl_us": round(b, 1),
+            rows.append({"op": name, "tokens": tokens, "elements": n, "sync": bridge.sync,
+                         "bicl_us": round(b, 1), "bicl_synced_us": round(bs, 1),
                          "torch_synced_us": round(ts, 1), "torch_async_us": round(ta, 1),
-                         "overhead_vs_synced_us": round(b - ts, 1)})
+                         "overhead_vs_synced_us": round(bs - ts, 1)})
     return rows
 
 
@@ -431,6 +433,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--model", choices=["llama31-8b", "tiny"], default="llama31-8b")
     p.add_argument("--repeat", type=int, default=200, help="timed calls per overhead row")
     p.add_argument("--no-bench", action="store_true", help="skip the overhead measurement")
+    p.add_argument("--sync", choices=["auto", "semaphore", "blocking"], default="auto",
+                   help="the torch bridge's ordering (bicl.torch_bridge)")
     p.add_argument("--out", default=None, help="folder for demo.json")
     a = p.parse_args(argv)
     model = LLAMA31_8B if a.model == "llama31-8b" else TINY
@@ -471,7 +475,7 @@ def _torch_part(a: argparse.Namespace, model: Model, seqs: Sequences, cfg: RopeC
     from .torch_bridge import TorchBridge
 
     ctx = Context(a.nvidia_device)
-    bridge = TorchBridge(ctx)
+    bridge = TorchBridge(ctx, sync=a.sync)
     plan = RopePlan(ctx, cfg, table_positions=max(table, 4096))
     backend = TorchBackend(bridge)
     summary, runs = run_backend(backend, model, seqs, plan)
@@ -488,6 +492,7 @@ def _torch_part(a: argparse.Namespace, model: Model, seqs: Sequences, cfg: RopeC
         summary["overhead"] = torch_overhead(bridge, plan, model, a.repeat)
     summary["bridge"] = bridge.stats()
     summary["fd_open_after_import"] = bridge.fd_open_after_import
+    summary["sync"], summary["sync_why"] = bridge.sync, bridge.sync_why
     result["runs"].append(summary)
     return failures
 
@@ -507,10 +512,11 @@ def _report(result: Dict[str, Any], out: Optional[str]) -> None:
             print(f"    native torch {nt['op']}: {nt['differ_from_bicl']} of {nt['elements']} "
                   "elements differ from bicl's bits")
         for row in r.get("overhead", []):
-            print(f"    {row['op']:7s} tokens {row['tokens']:5d}: bicl {row['bicl_us']:9.1f} us, "
-                  f"torch synced {row['torch_synced_us']:9.1f} us, async {row['torch_async_us']:9.1f} us")
+            print(f"    {row['op']:7s} tokens {row['tokens']:5d}: bicl ({row['sync']}) "
+                  f"{row['bicl_us']:7.1f} us, synced {row['bicl_synced_us']:7.1f} us; torch synced {row['torch_synced_us']:9.1f} us, async {row['torch_async_us']:9.1f} us")
         if "bridge" in r:
-            print(f"    bridge: {r['bridge']}, fd open after import: {r['fd_open_after_import']}")
+            print(f"    bridge: {r['bridge']}, fd open after import: {r['fd_open_after_import']}, "
+                  f"ordering: {r['sync']}{' (' + r['sync_why'] + ')' if r['sync_why'] else ''}")
     print(f"bicl demo: {'PASS' if result['pass'] else 'FAIL'}")
     if out:
         os.makedirs(out, exist_ok=True)

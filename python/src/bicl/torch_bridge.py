@@ -19,12 +19,18 @@ later ops on any tensor of that segment reuse the cl_mem, with the tensor's byte
 in the segment as the view's offset. Freeing the segment (``torch.cuda.empty_cache``, the
 pool's end) releases the cl_mem.
 
-Ordering (sync="blocking", the one mode so far): before an op, torch's current stream
-is synchronised (the tensors' producers are done); after it, ``clFinish`` on the op's
-queue (torch's next kernel sees bicl's writes). Correct with any driver, and costs two
-host round trips per op (docs/python.md has the measured overhead). Ordering through
-external semaphores (cl_khr_external_semaphore_opaque_fd, which the H200's driver
-reports) would keep the host out of the loop; it is not written yet.
+Ordering (``sync``):
+  - "semaphore": two binary semaphores made by bicl's OpenCL context with an opaque-fd
+    export (cl_khr_external_semaphore_opaque_fd) and imported into CUDA. Before an op,
+    torch's current stream signals the first and the op's OpenCL queue waits on it;
+    after the op, the queue signals the second (and is flushed) and torch's stream waits
+    on it. Nothing blocks the host; torch's later kernels on that stream see bicl's
+    writes, and bicl's op sees what torch's earlier kernels wrote.
+  - "blocking": before an op torch's current stream is synchronised; after it,
+    ``clFinish`` on the op's queue. Correct with any driver; two host round trips.
+  - "auto" (the default): "semaphore" where the driver gives it, else "blocking";
+    ``bridge.sync`` says which, ``bridge.sync_why`` why not the semaphores.
+docs/python.md has the measured overhead of both.
 """
 from __future__ import annotations
 
@@ -57,12 +63,19 @@ def _load_allocator() -> ctypes.CDLL:
     so.bicl_cuda_init.restype = c_char_p
     so.bicl_cuda_last_error.restype = c_char_p
     so.bicl_cuda_segment_find.restype = c_int
-    so.bicl_cuda_segment_find.argtypes = [c_uint64, POINTER(c_uint64), POINTER(c_uint64),
+    so.bicl_cuda_segment_find.argtypes = [c_uint64, c_void_p, POINTER(c_uint64), POINTER(c_uint64),
                                           POINTER(c_int), POINTER(c_ulonglong), POINTER(c_void_p)]
     so.bicl_cuda_segment_attach.restype = c_int
-    so.bicl_cuda_segment_attach.argtypes = [c_ulonglong, c_void_p, c_int]
+    so.bicl_cuda_segment_attach.argtypes = [c_ulonglong, c_void_p, c_void_p, c_int]
     so.bicl_cuda_stats.restype = None
     so.bicl_cuda_stats.argtypes = [POINTER(c_ulonglong)] * 4
+    so.bicl_cuda_sync_create.restype = c_void_p
+    so.bicl_cuda_sync_create.argtypes = [c_void_p, c_void_p]
+    for name in ("bicl_cuda_sync_before", "bicl_cuda_sync_after"):
+        fn = getattr(so, name)
+        fn.restype, fn.argtypes = c_int, [c_void_p, c_void_p, c_void_p]
+    so.bicl_cuda_sync_destroy.restype = None
+    so.bicl_cuda_sync_destroy.argtypes = [c_void_p]
     return so
 
 
@@ -101,17 +114,18 @@ class TorchBridge:
         ctx: a bicl Context on the NVIDIA device torch uses (checked by UUID where both
             report one).
         device: the CUDA device index (default: torch's current device).
-        sync: "blocking" (see the module docstring).
+        sync: "auto", "semaphore" or "blocking" (see the module docstring); "semaphore"
+            raises RuntimeError where the driver cannot give it.
     """
 
-    def __init__(self, ctx: Context, device: Optional[int] = None, sync: str = "blocking") -> None:
+    def __init__(self, ctx: Context, device: Optional[int] = None, sync: str = "auto") -> None:
         import torch
 
         why = availability()
         if why != "available":
             raise RuntimeError(f"the PyTorch bridge is not available: {why}")
-        if sync != "blocking":
-            raise ValueError(f"sync={sync!r}: only 'blocking' is implemented")
+        if sync not in ("auto", "semaphore", "blocking"):
+            raise ValueError(f"sync={sync!r}: 'auto', 'semaphore' or 'blocking'")
         missing = [e for e in REQUIRED_EXTENSIONS if e not in _cl.device_extensions(ctx.cl_device)]
         if missing:
             raise RuntimeError(f"{ctx.device_name} lacks {', '.join(missing)}")
@@ -119,8 +133,17 @@ class TorchBridge:
         self.ctx = ctx
         self.device = torch.device("cuda", torch.cuda.current_device() if device is None else device)
         self._check_same_gpu()
-        self.sync = sync
         self._so = _load_allocator()
+        self._sync: Optional[int] = None
+        self.sync, self.sync_why = "blocking", "sync='blocking' was asked for"
+        if sync != "blocking":
+            self._sync = self._so.bicl_cuda_sync_create(ctx.cl_context, ctx.cl_device)
+            if self._sync:
+                self.sync, self.sync_why = "semaphore", ""
+            else:
+                self.sync_why = self._so.bicl_cuda_last_error().decode()
+                if sync == "semaphore":
+                    raise RuntimeError(f"sync='semaphore' is not available: {self.sync_why}")
         self._alloc = torch.cuda.memory.CUDAPluggableAllocator(allocator_path(), "bicl_cuda_alloc",
                                                                "bicl_cuda_free")
         self.pool = torch.cuda.MemPool(self._alloc.allocator())
@@ -185,7 +208,7 @@ class TorchBridge:
             self.fd_open_after_import = True
         except OSError:
             self.fd_open_after_import = False
-        if self._so.bicl_cuda_segment_attach(seg_id, mem, dup) != 0:
+        if self._so.bicl_cuda_segment_attach(seg_id, self.ctx.cl_context, mem, dup) != 0:
             _cl.release_buffer(mem)
             raise RuntimeError("the segment went away during its import")
         self.imports += 1
@@ -200,8 +223,12 @@ class TorchBridge:
             raise TypeError(f"bicl has no dtype for {t.dtype}")
         ptr = t.data_ptr()
         base, size, fd, seg, mem = c_uint64(0), c_uint64(0), c_int(0), c_ulonglong(0), c_void_p(0)
-        if self._so.bicl_cuda_segment_find(ptr, byref(base), byref(size), byref(fd), byref(seg),
-                                           byref(mem)) != 0:
+        found = self._so.bicl_cuda_segment_find(ptr, self.ctx.cl_context, byref(base), byref(size),
+                                                byref(fd), byref(seg), byref(mem))
+        if found == 1:
+            raise ValueError("a tensor from another bridge's pool (its memory is imported into "
+                             "another bicl context): use the tensors of this bridge's pool")
+        if found != 0:
             raise ValueError("a CUDA tensor that is not from the bridge's pool: allocate it "
                              "under bridge.allocating(), or bridge.copy_in() it")
         cl_mem = mem.value or self._import(seg.value, fd.value, size.value)
@@ -215,13 +242,34 @@ class TorchBridge:
         return View(c, t, (), None, self)
 
     # ---------------------------------------------------------------- ordering
+    def _stream(self) -> int:
+        return int(self.torch.cuda.current_stream(self.device).cuda_stream)
+
     def before(self, ctx: Context, queue: int) -> None:
-        """Before an op: torch's work on the current stream is done."""
-        self.torch.cuda.current_stream(self.device).synchronize()
+        """Before an op on `queue`: torch's work on its current stream so far is done
+        before the op starts."""
+        if self._sync:
+            if self._so.bicl_cuda_sync_before(self._sync, queue, self._stream()) != 0:
+                raise RuntimeError(f"bridge ordering: {self._so.bicl_cuda_last_error().decode()}")
+        else:
+            self.torch.cuda.current_stream(self.device).synchronize()
 
     def after(self, ctx: Context, queue: int) -> None:
-        """After an op: bicl's work is done before torch's next kernel."""
-        _cl.finish(queue)
+        """After an op on `queue`: torch's next kernels on its current stream start after
+        bicl's work on the queue so far."""
+        if self._sync:
+            if self._so.bicl_cuda_sync_after(self._sync, queue, self._stream()) != 0:
+                raise RuntimeError(f"bridge ordering: {self._so.bicl_cuda_last_error().decode()}")
+        else:
+            _cl.finish(queue)
+
+    def close(self) -> None:
+        """Releases the semaphores (the context calls it when it closes, after finishing
+        its queue; torch's device is synchronised first). Idempotent."""
+        if self._sync:
+            self.torch.cuda.synchronize(self.device)
+            self._so.bicl_cuda_sync_destroy(self._sync)
+            self._sync = None
 
 
 def _view(ctx: Context, obj: Any) -> Optional[View]:
