@@ -24,6 +24,13 @@
 #include <CL/cl_ext.h>
 #include <cuda.h>
 
+/* Older headers (Ubuntu 24.04's) name the semaphore's device list only under its
+ * cl_mem spelling; the values are the registry's. */
+#ifndef CL_DEVICE_HANDLE_LIST_KHR
+#define CL_DEVICE_HANDLE_LIST_KHR 0x2051
+#define CL_DEVICE_HANDLE_LIST_END_KHR 0
+#endif
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
