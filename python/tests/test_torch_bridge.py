@@ -100,15 +100,21 @@ def test_tensor_outside_the_pool_is_refused(bridge) -> None:
         bridge.ctx.unary("relu", x, x)
 
 
-def test_semaphore_ordering_where_the_driver_has_it(bridge) -> None:
-    """The default ordering is the semaphore pair wherever the device exports opaque-fd
-    semaphores: a silent fall back to blocking would pass every other test."""
+def test_semaphore_ordering_needs_an_exporting_device(bridge) -> None:
+    """sync='semaphore' runs where the device exports opaque-fd semaphores (the chain
+    below then checks it) and is refused, naming what is missing, where it does not."""
     from bicl import _cl
 
-    if "cl_khr_external_semaphore_opaque_fd" in _cl.device_extensions(bridge.ctx.cl_device):
-        assert bridge.sync == "semaphore", bridge.sync_why
+    assert bridge.sync == "blocking" and "opt-in" in bridge.sync_why
+    if "OPAQUE_FD" in _cl.semaphore_export_types(bridge.ctx.cl_device):
+        ctx = bicl.Context(os.environ.get("BICL_TORCH_DEVICE", "nvidia"))
+        b = tb.TorchBridge(ctx, sync="semaphore")
+        assert b.sync == "semaphore"
+        _chain(b)
+        ctx.close()
     else:
-        assert bridge.sync == "blocking" and bridge.sync_why
+        with pytest.raises(RuntimeError, match="CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR"):
+            tb.TorchBridge(bridge.ctx, sync="semaphore")
 
 
 def _chain(b, rounds: int = 6) -> None:
@@ -138,7 +144,7 @@ def test_blocking_ordering_and_one_context_per_segment(bridge) -> None:
     import torch
 
     ctx2 = bicl.Context(os.environ.get("BICL_TORCH_DEVICE", "nvidia"))
-    b2 = tb.TorchBridge(ctx2, sync="blocking")
+    b2 = tb.TorchBridge(ctx2, sync="blocking")  # a second bridge, its own pool
     assert b2.sync == "blocking"
     _chain(b2, rounds=3)
     x1 = bridge.empty((1024,), torch.float32)

@@ -29,6 +29,7 @@ CL_DEVICE_EXTENSIONS = 0x1030
 CL_DEVICE_PLATFORM = 0x1031
 CL_PLATFORM_NAME = 0x0902
 CL_DEVICE_UUID_KHR = 0x106A
+CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR = 0x204E
 CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR = 0x2060
 CL_MEM_DEVICE_HANDLE_LIST_KHR = 0x2051
 CL_MEM_DEVICE_HANDLE_LIST_END_KHR = 0
@@ -187,6 +188,23 @@ def device_uuid(device: int) -> Optional[bytes]:
     if "cl_khr_device_uuid" not in device_extensions(device):
         return None
     return _info(cl().clGetDeviceInfo, device, CL_DEVICE_UUID_KHR)[:16]
+
+
+_SEMAPHORE_HANDLE_NAMES = {0x2055: "OPAQUE_FD", 0x2056: "OPAQUE_WIN32", 0x2057: "OPAQUE_WIN32_KMT",
+                           0x2058: "SYNC_FD", 0x2059: "D3D12_FENCE"}
+
+
+def semaphore_export_types(device: int) -> List[str]:
+    """The semaphore handle types the device exports
+    (CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR); [] where none or not queryable."""
+    if "cl_khr_external_semaphore" not in device_extensions(device):
+        return []
+    try:
+        raw = _info(cl().clGetDeviceInfo, device, CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR)
+    except CLError:
+        return []
+    codes = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, len(raw) - len(raw) % 4, 4)]
+    return [_SEMAPHORE_HANDLE_NAMES.get(c, hex(c)) for c in codes]
 
 
 def import_opaque_fd(context: int, device: int, fd: int, nbytes: int) -> int:

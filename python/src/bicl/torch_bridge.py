@@ -28,9 +28,12 @@ Ordering (``sync``):
     writes, and bicl's op sees what torch's earlier kernels wrote.
   - "blocking": before an op torch's current stream is synchronised; after it,
     ``clFinish`` on the op's queue. Correct with any driver; two host round trips.
-  - "auto" (the default): "semaphore" where the driver gives it, else "blocking";
-    ``bridge.sync`` says which, ``bridge.sync_why`` why not the semaphores.
-docs/python.md has the measured overhead of both.
+  - "auto" (the default): "blocking". The semaphore path needs a device that exports
+    opaque-fd semaphores (CUDA can only import them); NVIDIA's driver 580.159.04 on the
+    H200 imports them but exports none (python/tools/probe_cl_semaphores.py), so the
+    semaphore path has not run on any driver yet and is opt-in only. ``bridge.sync``
+    says which mode runs, ``bridge.sync_why`` why not the semaphores.
+docs/python.md has the measured overhead.
 """
 from __future__ import annotations
 
@@ -135,15 +138,14 @@ class TorchBridge:
         self._check_same_gpu()
         self._so = _load_allocator()
         self._sync: Optional[int] = None
-        self.sync, self.sync_why = "blocking", "sync='blocking' was asked for"
-        if sync != "blocking":
+        self.sync, self.sync_why = "blocking", f"sync={sync!r}: the semaphore path is opt-in"
+        if sync == "semaphore":
             self._sync = self._so.bicl_cuda_sync_create(ctx.cl_context, ctx.cl_device)
             if self._sync:
                 self.sync, self.sync_why = "semaphore", ""
             else:
-                self.sync_why = self._so.bicl_cuda_last_error().decode()
-                if sync == "semaphore":
-                    raise RuntimeError(f"sync='semaphore' is not available: {self.sync_why}")
+                why = self._so.bicl_cuda_last_error().decode()
+                raise RuntimeError(f"sync='semaphore' is not available: {why}")
         self._alloc = torch.cuda.memory.CUDAPluggableAllocator(allocator_path(), "bicl_cuda_alloc",
                                                                "bicl_cuda_free")
         self.pool = torch.cuda.MemPool(self._alloc.allocator())
