@@ -101,10 +101,6 @@ done
 if has demo; then
   (cd "$B" && timeout 900 "$PY" -m bicl demo --backend torch --out "$OUT") >"$L/demo.txt" 2>&1 || status=1
   summary "$(cat "$L/demo.txt" | tail -40)"
-  # the same with the blocking ordering, for the overhead of both modes
-  (cd "$B" && timeout 900 "$PY" -m bicl demo --backend torch --sync blocking --out "$OUT/blocking") \
-    >"$L/demo-blocking.txt" 2>&1 || status=1
-  summary "$(grep -E 'tokens|ordering|demo:' "$L/demo-blocking.txt")"
   pack
 fi
 if has check; then
