@@ -30,8 +30,12 @@ void bicl_cache_key(const bicl_context *ctx, bicl_family family, const char *sou
                     size_t source_size, char *key, size_t n)
 {
     uint64_t src = bicl_fnv1a(BICL_FNV_OFFSET, source, source_size);
-    snprintf(key, n, "%s\nfamily=%s\nprogram=%016llx\n", ctx->fingerprint, bicl_family_name(family),
-             (unsigned long long)src);
+    /* The complete options of this build, not only the fingerprint's (which names the
+     * fixed ones): a binary is reused only for the exact build it came from. */
+    char options[768];
+    bicl_build_options(ctx, options, sizeof options);
+    snprintf(key, n, "%s\nfamily=%s\noptions=%s\nprogram=%016llx\n", ctx->fingerprint,
+             bicl_family_name(family), options, (unsigned long long)src);
 }
 
 void bicl_cache_path(const char *dir, const char *key, char *path, size_t n)

@@ -217,6 +217,11 @@ void bicl_programs_free(bicl_context *ctx);
  * build log in the detail. */
 bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char *text, size_t size,
                                  cl_program *out);
+/* The program of `family` for source `text`: loaded from the disk cache where it holds
+ * one for this fingerprint, build options and source, else compiled and stored there;
+ * the counts go to *stats (the context's for op programs). */
+bicl_status bicl_program_build(bicl_context *ctx, bicl_family family, const char *text, size_t size,
+                               bicl_cache_stats *stats, cl_program *out);
 /* The exact text given to clCreateProgramWithSource for a family instance on this
  * context (instance NULL: the whole family). */
 bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, const char *instance,

@@ -83,24 +83,25 @@ static cl_program build_from_binary(bicl_context *ctx, const unsigned char *bin,
     return p;
 }
 
-static void store_binary(bicl_context *ctx, cl_program p, const char *key)
+static void store_binary(const bicl_context *ctx, cl_program p, const char *key,
+                         bicl_cache_stats *stats)
 {
     size_t size = 0;
     if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
         size == 0) {
-        ctx->stats.disk_write_fail++;
+        stats->disk_write_fail++;
         return;
     }
     unsigned char *bin = malloc(size);
     if (!bin) {
-        ctx->stats.disk_write_fail++;
+        stats->disk_write_fail++;
         return;
     }
     if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS &&
         bicl_cache_store(ctx->cache_dir, key, bin, size) == 0)
-        ctx->stats.disk_writes++;
+        stats->disk_writes++;
     else
-        ctx->stats.disk_write_fail++;
+        stats->disk_write_fail++;
     free(bin);
 }
 
@@ -129,15 +130,9 @@ bicl_status bicl_program_compile(bicl_context *ctx, const char *what, const char
     return BICL_SUCCESS;
 }
 
-/* Called with ctx->lock held. */
-static bicl_status build_program(bicl_context *ctx, bicl_family family, const char *instance,
-                                 cl_program *out)
+bicl_status bicl_program_build(bicl_context *ctx, bicl_family family, const char *text, size_t size,
+                               bicl_cache_stats *stats, cl_program *out)
 {
-    char *text = NULL;
-    size_t size = 0;
-    bicl_status st = bicl_program_source(ctx, family, instance, &text, &size);
-    if (st != BICL_SUCCESS)
-        return st;
     char options[768];
     bicl_build_options(ctx, options, sizeof options);
     char key[4096];
@@ -151,25 +146,36 @@ static bicl_status build_program(bicl_context *ctx, bicl_family family, const ch
             cl_program p = build_from_binary(ctx, bin, bin_size, options);
             free(bin);
             if (p) {
-                ctx->stats.disk_hits++;
-                free(text);
+                stats->disk_hits++;
                 *out = p;
                 return BICL_SUCCESS;
             }
         }
         if (r != 0)
-            ctx->stats.disk_rejected++;
+            stats->disk_rejected++;
     }
     cl_program p = NULL;
-    st = bicl_program_compile(ctx, family_names[family], text, size, &p);
-    free(text);
+    bicl_status st = bicl_program_compile(ctx, family_names[family], text, size, &p);
     if (st != BICL_SUCCESS)
         return st;
-    ctx->stats.programs_built++;
+    stats->programs_built++;
     if (key[0])
-        store_binary(ctx, p, key);
+        store_binary(ctx, p, key, stats);
     *out = p;
     return BICL_SUCCESS;
+}
+
+/* Called with ctx->lock held. */
+static bicl_status build_program(bicl_context *ctx, bicl_family family, const char *instance,
+                                 cl_program *out)
+{
+    char *text = NULL;
+    size_t size = 0;
+    bicl_status st = bicl_program_source(ctx, family, instance, &text, &size);
+    if (st == BICL_SUCCESS)
+        st = bicl_program_build(ctx, family, text, size, &ctx->stats, out);
+    free(text);
+    return st;
 }
 
 static bicl_program_entry *find_program(bicl_context *ctx, bicl_family family, const char *instance)

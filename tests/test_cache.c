@@ -99,6 +99,44 @@ static long file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
+/* The device self-test's program goes through the disk cache too (its compile
+ * dominated a warm start), under the exact build's key, and is not counted among the
+ * context's op programs. */
+static void the_self_test_program_is_cached(void **state)
+{
+    test_env *env = *state;
+    char dir[300];
+    new_cache_dir(dir, sizeof dir);
+    bicl_context *c = context_with_cache(env, dir);
+    c->fingerprint_hash ^= 0x5bd1e9955bd1e995ull; /* a verdict not yet known: it runs again */
+    c->info.caps = c->caps_advertised;
+    assert_int_equal(bicl_context_selftest(c), BICL_SUCCESS);
+    char *text = NULL;
+    size_t size = 0;
+    assert_int_equal(bicl_program_source(c, BICL_FAMILY_SELFTEST, NULL, &text, &size),
+                     BICL_SUCCESS);
+    char key[4096], other[4096];
+    bicl_cache_key(c, BICL_FAMILY_SELFTEST, text, size, key, sizeof key);
+    /* The key holds the complete build options: another build's binary is never reused
+     * (test_core's unsafe-option runs change only these). */
+    char saved[sizeof c->opts.build_options];
+    memcpy(saved, c->opts.build_options, sizeof saved);
+    snprintf(c->opts.build_options, sizeof c->opts.build_options, "-cl-fast-relaxed-math");
+    bicl_cache_key(c, BICL_FAMILY_SELFTEST, text, size, other, sizeof other);
+    memcpy(c->opts.build_options, saved, sizeof saved);
+    assert_string_not_equal(key, other);
+    free(text);
+    unsigned char *bin = NULL;
+    size_t bin_size = 0;
+    assert_int_equal(bicl_cache_load(dir, key, &bin, &bin_size), 1);
+    assert_true(bin_size > 0);
+    free(bin);
+    bicl_cache_stats s;
+    assert_int_equal(bicl_context_cache_stats(c, &s), BICL_SUCCESS);
+    assert_int_equal(s.programs_built + s.disk_hits + s.disk_writes, 0);
+    bicl_context_free(c);
+}
+
 static void round_trip_then_hit(void **state)
 {
     test_env *env = *state;
@@ -382,6 +420,7 @@ int main(int argc, char **argv)
         return child_main(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_then_hit),
+        cmocka_unit_test(the_self_test_program_is_cached),
         cmocka_unit_test(damaged_entries_are_rejected_and_rebuilt),
         cmocka_unit_test(driver_refused_binary_is_rebuilt),
         cmocka_unit_test(key_mismatch_is_a_miss_or_reject),
