@@ -810,6 +810,13 @@ static bool same_array(const double *a, const double *b, int n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* The slice and proportional fields of bicl_rope_config (MLA, Gemma 4). */
+static bool same_slice(const bicl_rope_config *a, const bicl_rope_config *b)
+{
+    return a->rotary_offset == b->rotary_offset && a->k_head_dim == b->k_head_dim &&
+           a->k_rotary_offset == b->k_rotary_offset && a->rope_angles == b->rope_angles;
+}
+
 /* Whether two parsed configs give the same plan: field by field (a memcmp of the
  * structs would also compare their padding, which copies need not preserve). A field
  * added to bicl_rope_config must be added here. */
@@ -826,7 +833,7 @@ static bool same_rope(const bicl_rope_config *a, const bicl_rope_config *b)
            a->truncate == b->truncate && a->seq_len == b->seq_len &&
            a->angle_mode == b->angle_mode && same_array(a->long_factor, b->long_factor, n) &&
            same_array(a->short_factor, b->short_factor, n) &&
-           same_array(a->freq_factors, b->freq_factors, n);
+           same_array(a->freq_factors, b->freq_factors, n) && same_slice(a, b);
 }
 
 /* How many distinct RoPE configs the layer types need (reads each one; a layer type
