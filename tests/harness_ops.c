@@ -1511,7 +1511,7 @@ static void add_rope(void)
 /* ---- rope slices (issue 19): DeepSeek-V3 (MLA, rope_interleave, YaRN with mscale),
  * MiniCPM3 (MLA, NeoX pairs) and Gemma 4's global layers (proportional), each as
  * exact/hf x table/inline x bf16/f32; 4 q heads and 1 k_pe (MLA) or 2 k heads. */
-static rope_def slice_defs[3 * 4];
+static rope_def slice_defs[(3 + 1) * 4]; /* 3 built in, one --hf-config model */
 static size_t slice_defs_n;
 
 static void add_rope_slice_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
@@ -1521,6 +1521,8 @@ static void add_rope_slice_config(const char *name, const bicl_rope_config *cfg,
     static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
     for (int mode = 0; mode < 2; ++mode)
         for (int src = 0; src < 2; ++src) {
+            if (slice_defs_n == sizeof slice_defs / sizeof slice_defs[0])
+                return;
             rope_def *def = &slice_defs[slice_defs_n++];
             snprintf(def->name, sizeof def->name, "%.40s", name);
             def->cfg = *cfg;
@@ -1619,8 +1621,13 @@ size_t harness_add_rope_config(const char *name, const bicl_rope_config *cfg)
 {
     build_registry();
     size_t first = registry_n;
-    /* 4 q heads and 2 k heads keep a GQA shape at harness size */
-    add_rope_config(name, cfg, 4, 2, true);
+    /* 4 q heads and 2 k heads keep a GQA shape at harness size; a rotary slice or
+     * proportional RoPE runs through the rope_slice adapter (MLA: 1 k_pe head) */
+    if (cfg->rotary_offset || cfg->k_head_dim || cfg->k_rotary_offset ||
+        cfg->style == BICL_ROPE_DEINTERLEAVE || cfg->type == BICL_ROPE_PROPORTIONAL)
+        add_rope_slice_config(name, cfg, 4, cfg->k_head_dim ? 1 : 2, true);
+    else
+        add_rope_config(name, cfg, 4, 2, true);
     return first;
 }
 
