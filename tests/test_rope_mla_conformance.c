@@ -352,8 +352,7 @@ static void test_gemma4_layer_types(void **state)
         assert_non_null(json);
         for (int l = 0; l < cJSON_GetArraySize(lt); ++l) {
             char name[64];
-            assert_int_equal(bicl_rope_config_layer_type(json, l, name, sizeof name),
-                             BICL_SUCCESS);
+            assert_int_equal(bicl_rope_config_layer_type(json, l, name, sizeof name), BICL_SUCCESS);
             if (strcmp(name, cJSON_GetArrayItem(lt, l)->valuestring) != 0)
                 fail_msg("%s layer %d: %s, transformers %s", lt->string, l, name,
                          cJSON_GetArrayItem(lt, l)->valuestring);
