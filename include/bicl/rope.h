@@ -145,10 +145,16 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  *   style           the model type's pair style (docs/rope.md has the table), or
  *                   opt->style when opt->explicit_style is set
  *   max_position_embeddings (n_positions), and rope_scaling / rope_parameters: rope_type
- *   (or type) of default, linear, llama3, yarn, dynamic or longrope with that type's
- *   keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope" is
- *   read as default (text-only positions: every axis has the same id), Phi-3's "su"
+ *   (or type) of default, linear, llama3, yarn, dynamic, longrope or proportional (the
+ *   whole head, rope_angles = int(partial_rotary_factor * head_dim // 2)) with that
+ *   type's keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope"
+ *   is read as default (text-only positions: every axis has the same id), Phi-3's "su"
  *   as longrope.
+ *   Multi-head latent attention (deepseek_v2, deepseek_v3, minicpm3; kimi_k2 whose
+ *   architectures name DeepseekV3ForCausalLM): head_dim = qk_nope_head_dim +
+ *   qk_rope_head_dim, rotary_offset = qk_nope_head_dim, k_head_dim = qk_rope_head_dim,
+ *   style BICL_ROPE_DEINTERLEAVE for deepseek_v3's rope_interleave (default true).
+ *   Gemma 4's full-attention layers: head_dim = global_head_dim (default 512).
  * text_config (multimodal models) is read in place of the top level; per-layer-type
  * rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}) and Gemma 3's
  * rope_local_base_freq give one config per layer type (opt->layer_type). null counts as
@@ -157,8 +163,9 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  * Refused with BICL_ERR_INVALID_CONFIG and bicl_last_error() naming the key
  * ("config.json: rope_scaling.factor must be > 0"): a missing or unknown model_type
  * (unless opt->explicit_style), a model without RoPE (alibi true,
- * position_embedding_type not rotary), DeepSeek's latent attention (qk_rope_head_dim,
- * rope_interleave), layers that need different RoPE when no layer_type is given, an
+ * position_embedding_type not rotary), qk_rope_head_dim of a model type whose latent
+ * attention bicl does not know, rope_interleave where the model type does not read it,
+ * layers that need different RoPE when no layer_type is given, an
  * unknown layer type or rope type, a missing required key, a value of the wrong JSON
  * type, a non-finite or out-of-range value, or text that is not JSON. *cfg then holds
  * no allocations. For longrope, long_factor and short_factor point to arrays this call
