@@ -75,8 +75,9 @@ CONFIGS = {
                 "max_position_embeddings": 131072, "rope_theta": 50000.0,
                 "rope_scaling": {"beta_fast": 1.0, "beta_slow": 1.0, "factor": 32.0, "mscale": 1.0, "mscale_all_dim": 1.0,
                                  "original_max_position_embeddings": 4096, "type": "yarn"},
-                "_note": "kimi_k2 is not a transformers 5.24 model type (Kimi-K2 ships remote code); its "
-                         "architectures name DeepseekV3ForCausalLM, whose config class and attention run here"},
+                "_note": "Kimi-K2-Instruct (the 0905 release has factor 64 and 262144 positions); kimi_k2 is "
+                         "not a transformers 5.24 model type (Kimi-K2 ships remote code); its architectures "
+                         "name DeepseekV3ForCausalLM, whose config class and attention run here"},
     "deepseek_v2_lite": {"model_type": "deepseek_v2", "architectures": ["DeepseekV2ForCausalLM"], "hidden_size": 2048,
                          "num_attention_heads": 16, "num_key_value_heads": 16, "q_lora_rank": None, "kv_lora_rank": 512,
                          "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
