@@ -65,6 +65,12 @@
  *                       attn = attention_factor                      if > 0, else
  *                              1                                     if F <= 1, else
  *                              sqrt(1 + ln(F) / ln(L0))
+ * proportional:         (transformers 5's _compute_proportional_rope_parameters, Gemma 4;
+ *                       d is the whole head_dim there, A = rope_angles =
+ *                       int(partial_rotary_factor * head_dim // 2))
+ *                       inv_i = base_i / F for i < A, 0 for i >= A (those pairs rotate
+ *                       by angle 0: cos 1, sin 0, computed like any other pair)
+ *                       attn = 1
  *
  * Where HF is ambiguous or batch-dependent, and what bicl does:
  *  - HF computes inv_freq in float32 (torch pow/div/where on float32 tensors, the
@@ -131,7 +137,8 @@ typedef enum {
     BICL_ROPE_SCALING_LLAMA3 = 2,
     BICL_ROPE_SCALING_YARN = 3,
     BICL_ROPE_SCALING_DYNAMIC_NTK = 4,
-    BICL_ROPE_SCALING_LONGROPE = 5
+    BICL_ROPE_SCALING_LONGROPE = 5,
+    BICL_ROPE_SCALING_PROPORTIONAL = 6
 } bicl_rope_scaling;
 
 /* The frequency parameters of one model (and, for dynamic NTK / longrope, one
@@ -155,19 +162,21 @@ typedef struct {
     bicl_i64 seq_len;           /* dynamic_ntk/longrope: this sequence's length, >= 0 */
     const double *long_factor;  /* longrope: d/2 factors, > 0 */
     const double *short_factor; /* longrope: d/2 factors, > 0 */
+    bicl_i32 rope_angles;       /* proportional: pairs with a nonzero frequency, 0..d/2 */
 } bicl_rope_freq_params;
 
 /* Status of bicl_rope_freq_params_check. */
 #define BICL_ROPE_PARAMS_OK               0
-#define BICL_ROPE_PARAMS_BAD_DIM          1 /* rotary_dim odd, < 2 (< 4 dynamic), > 65536 */
-#define BICL_ROPE_PARAMS_BAD_THETA        2 /* theta not finite or <= 0 (<= 1 for yarn) */
-#define BICL_ROPE_PARAMS_BAD_SCALING      3 /* unknown scaling type */
-#define BICL_ROPE_PARAMS_BAD_FACTOR       4 /* factor not finite, <= 0 where required */
-#define BICL_ROPE_PARAMS_BAD_FREQ_FACTORS 5 /* llama3 low/high_freq_factor (high < low) */
-#define BICL_ROPE_PARAMS_BAD_MAX_POS      6 /* original/max positions missing or <= 0 */
-#define BICL_ROPE_PARAMS_BAD_YARN         7 /* beta, mscale or attention_factor */
-#define BICL_ROPE_PARAMS_BAD_SEQ_LEN      8 /* seq_len < 0 */
-#define BICL_ROPE_PARAMS_BAD_DIM_FACTORS  9 /* longrope factor arrays missing or <= 0 */
+#define BICL_ROPE_PARAMS_BAD_DIM          1  /* rotary_dim odd, < 2 (< 4 dynamic), > 65536 */
+#define BICL_ROPE_PARAMS_BAD_THETA        2  /* theta not finite or <= 0 (<= 1 for yarn) */
+#define BICL_ROPE_PARAMS_BAD_SCALING      3  /* unknown scaling type */
+#define BICL_ROPE_PARAMS_BAD_FACTOR       4  /* factor not finite, <= 0 where required */
+#define BICL_ROPE_PARAMS_BAD_FREQ_FACTORS 5  /* llama3 low/high_freq_factor (high < low) */
+#define BICL_ROPE_PARAMS_BAD_MAX_POS      6  /* original/max positions missing or <= 0 */
+#define BICL_ROPE_PARAMS_BAD_YARN         7  /* beta, mscale or attention_factor */
+#define BICL_ROPE_PARAMS_BAD_SEQ_LEN      8  /* seq_len < 0 */
+#define BICL_ROPE_PARAMS_BAD_DIM_FACTORS  9  /* longrope factor arrays missing or <= 0 */
+#define BICL_ROPE_PARAMS_BAD_ANGLES       10 /* proportional rope_angles outside 0..d/2 */
 
 /* Defaults matching HF's: no scaling, factor 1, llama3 factors 1 / 4, YaRN betas
  * 32 / 1 and truncate on, everything else unset. */
@@ -191,6 +200,7 @@ BICL_FN bicl_rope_freq_params bicl_rope_freq_params_default(bicl_i32 rotary_dim,
     p.seq_len = 0;
     p.long_factor = 0;
     p.short_factor = 0;
+    p.rope_angles = 0;
     return p;
 }
 
@@ -251,8 +261,12 @@ BICL_FN int bicl_rope_freq_params_check(const bicl_rope_freq_params *p)
     }
     if (t != BICL_ROPE_SCALING_LINEAR && t != BICL_ROPE_SCALING_LLAMA3 &&
         t != BICL_ROPE_SCALING_YARN && t != BICL_ROPE_SCALING_DYNAMIC_NTK &&
-        t != BICL_ROPE_SCALING_LONGROPE) {
+        t != BICL_ROPE_SCALING_LONGROPE && t != BICL_ROPE_SCALING_PROPORTIONAL) {
         return BICL_ROPE_PARAMS_BAD_SCALING;
+    }
+    if (t == BICL_ROPE_SCALING_PROPORTIONAL &&
+        (p->rope_angles < 0 || p->rope_angles > p->rotary_dim / 2)) {
+        return BICL_ROPE_PARAMS_BAD_ANGLES;
     }
     bicl_i64 l0 = p->original_max_position_embeddings;
     bicl_i64 lmax = p->max_position_embeddings;
@@ -478,6 +492,8 @@ BICL_FN double bicl_rope_inv_freq(const bicl_rope_freq_params *p, bicl_i32 i)
     } else if (t == BICL_ROPE_SCALING_LONGROPE) {
         int use_long = p->seq_len > p->original_max_position_embeddings;
         inv = bicl_dd_div_d(base, use_long ? p->long_factor[i] : p->short_factor[i]);
+    } else if (t == BICL_ROPE_SCALING_PROPORTIONAL) {
+        inv = i < p->rope_angles ? bicl_dd_div_d(base, f) : bicl_rope_dd(0.0);
     }
     return inv.hi + inv.lo;
 }
@@ -613,6 +629,10 @@ BICL_FN float bicl_rope_inv_freq_hf(const bicl_rope_freq_params *p, bicl_i32 i)
     float inv = 1.0f / pos;
     if (t == BICL_ROPE_SCALING_LINEAR) {
         return inv / bicl_f64_to_f32_rte(p->factor);
+    }
+    if (t == BICL_ROPE_SCALING_PROPORTIONAL) {
+        /* the pairs past rope_angles are float zeros before the division by factor */
+        return (i < p->rope_angles ? inv : 0.0f) / bicl_f64_to_f32_rte(p->factor);
     }
     if (t == BICL_ROPE_SCALING_LLAMA3) {
         return bicl_rope_llama3_f32(p, inv);

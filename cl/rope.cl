@@ -28,12 +28,13 @@
 #include "bicl_rope_math.h"
 
 /* Bits of the flags argument (src/rope.c writes the same values). */
-#define ROPE_GPTJ       1u
-#define ROPE_INVERSE    2u
-#define ROPE_INLINE     4u
-#define ROPE_HF         8u
-#define ROPE_Q_IN_PLACE 16u
-#define ROPE_K_IN_PLACE 32u
+#define ROPE_GPTJ         1u
+#define ROPE_INVERSE      2u
+#define ROPE_INLINE       4u
+#define ROPE_HF           8u
+#define ROPE_Q_IN_PLACE   16u
+#define ROPE_K_IN_PLACE   32u
+#define ROPE_DEINTERLEAVE 64u
 
 /* n / d, and n % d in *r. In 32 bits when both fit (the common case): a 64-bit
  * division is a long software routine on GPUs. */
@@ -102,34 +103,42 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
             BICL_VST_##VW(T, p, (e) / VW, a);                                                      \
     } while (0)
 
-/* Pair l of a group: stored xs[j0], xs[j1] to ys[j0], ys[j1] with (cos, sin) cs[2l],
- * cs[2l + 1]. The callers unroll l with j0, j1 fixed per layout, so the private arrays
- * are indexed by constants and stay in registers. */
-#define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, inv)                                              \
+/* Pair l of a group: stored xs[j0], xs[j1] to ys[o0], ys[o1] with (cos, sin) cs[2l],
+ * cs[2l + 1] (o0, o1 = j0, j1 except for BICL_ROPE_DEINTERLEAVE, whose outputs move).
+ * The callers unroll l with the indices fixed per layout, so the private arrays are
+ * indexed by constants and stay in registers. */
+#define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, o0, o1, inv)                                      \
     do {                                                                                           \
         float x0 = BICL_LD_##TI((xs)[j0]), x1 = BICL_LD_##TI((xs)[j1]);                            \
         float c_ = (cs)[2u * (l)], s_ = (cs)[2u * (l) + 1u];                                       \
-        (ys)[j0] = BICL_SV_##TO(bicl_rope_rot0(x0, x1, c_, s_, inv));                              \
-        (ys)[j1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
+        (ys)[o0] = BICL_SV_##TO(bicl_rope_rot0(x0, x1, c_, s_, inv));                              \
+        (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
     } while (0)
 
 /* Arguments: positions (buffer, offset, b and s strides), S (tokens per row), T
  * (tokens); q in/out views (buffer, offset, (b, s, head, element) strides), hq; the same
- * for k, hk; half_r = rotary_dim / 2, pass = head_dim - rotary_dim; groups = units per
- * (token, head block); hpu = heads per block, hblocks = blocks per token; flags; the
- * cos/sin sources; limit = largest valid position; err = (count, smallest bad). */
+ * for k, hk; half_r = rotary_dim / 2; lay = (q's rotary offset, q's pass-through count
+ * head_dim - rotary_dim, the same two for k); groups = units per (token, head block);
+ * hpu = heads per block, hblocks = blocks per token; flags; the cos/sin sources; limit =
+ * largest valid position; err = (count, smallest bad).
+ * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
+ * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
+ * multiples of VW, so a whole group of VW lies on one side. */
 #define ROPE_KERNEL(TI, TO, VW)                                                                    \
     kernel void rope_##TI##_##TO##_v##VW(                                                          \
         global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,        \
         global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
         ulong qo_off, ulong4 qo_st, uint hq, global const BICL_ST_##TI *ki, ulong ki_off,          \
         ulong4 ki_st, global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk, uint half_r,   \
-        uint pass, uint groups, uint hpu, uint hblocks, uint flags, global const float2 *table,    \
+        uint4 lay, uint groups, uint hpu, uint hblocks, uint flags, global const float2 *table,    \
         global const ulong *inv_bits, global const float *inv_f, ulong attn_bits, float attn_f,    \
         int limit, global int *err, uint ipt)                                                      \
     {                                                                                              \
-        const bool gptj = (flags & ROPE_GPTJ) != 0;                                                \
         const int inv = (flags & ROPE_INVERSE) != 0;                                               \
+        /* where pairs are read and written: GPT-J (2i, 2i + 1) or NeoX (i, i + half) */           \
+        const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
+        const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
+        const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
         const ulong units = T * hblocks * groups;                                                  \
         BICL_FOR_UNITS(u, units)                                                                   \
         {                                                                                          \
@@ -161,14 +170,15 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
                     }                                                                              \
                 }                                                                                  \
             }                                                                                      \
-            /* The two spans of VW elements a group reads: NeoX x[i0..] and x[half + i0..],        \
-             * GPT-J x[2 i0 ..] and the VW after it; ROPE_PAIR's j0, j1 index them. */             \
-            uint ea = gptj ? 2u * i0 : i0, eb = gptj ? 2u * i0 + VW : half_r + i0;                 \
-            /* Pass-through: elements rotary_dim + k0 .. of this group, the last one partial. */   \
-            uint k0 = g * VW, e_pass = 2u * half_r + k0;                                           \
+            /* The two spans of VW elements a group reads (ea, eb) and writes (oa, ob): NeoX       \
+             * x[i0..] and x[half + i0..], GPT-J x[2 i0 ..] and the VW after it. */                \
+            uint ea = gi ? 2u * i0 : i0, eb = gi ? 2u * i0 + VW : half_r + i0;                     \
+            uint oa = go ? 2u * i0 : i0, ob = go ? 2u * i0 + VW : half_r + i0;                     \
+            uint k0 = g * VW; /* pass-through elements k0 .. of this group, the last partial */    \
             for (uint h = h0; h < h1; ++h) {                                                       \
                 bool isq = h < hq;                                                                 \
                 uint hh = isq ? h : h - hq;                                                        \
+                uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                   \
                 ulong4 ist = isq ? qi_st : ki_st, ost = isq ? qo_st : ko_st;                       \
                 global const BICL_ST_##TI *x =                                                     \
                     (isq ? qi : ki) + rope_head_at(isq ? qi_off : ki_off, ist, b, s, hh);          \
@@ -176,29 +186,41 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
                     (isq ? qo : ko) + rope_head_at(isq ? qo_off : ko_off, ost, b, s, hh);          \
                 ulong xes = ist.s3, yes = ost.s3;                                                  \
                 if (i0 < half_r) {                                                                 \
+                    global const BICL_ST_##TI *xr = x + (ulong)roff * xes;                         \
+                    global BICL_ST_##TO *yr = y + (ulong)roff * yes;                               \
                     BICL_ST_##TO ys[2 * VW];                                                       \
-                    /* Loaded whatever the position: the address is the view's, so the loads   \
-                     * overlap the position and table loads instead of waiting for them. */    \
+                    /* Loaded whatever the position: the address is the view's, so the loads       \
+                     * overlap the position and table loads instead of waiting for them. */        \
                     BICL_ST_##TI xs[2 * VW];                                                       \
-                    ROPE_LOAD(BICL_ST_##TI, VW, x, xes, ea, xs);                                   \
-                    ROPE_LOAD(BICL_ST_##TI, VW, x, xes, eb, xs + VW);                              \
+                    ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, ea, xs);                                  \
+                    ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, eb, xs + VW);                             \
                     if (ok) {                                                                      \
-                        if (gptj)                                                                  \
+                        if (gi && go)                                                              \
                             for (uint l = 0; l < VW; ++l)                                          \
-                                ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, inv);        \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, 2u * l,      \
+                                          2u * l + 1u, inv);                                       \
+                        else if (!gi && !go)                                                       \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, l, VW + l, inv);       \
+                        else if (gi)                                                               \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, l, VW + l,   \
+                                          inv);                                                    \
                         else                                                                       \
                             for (uint l = 0; l < VW; ++l)                                          \
-                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, inv);                  \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, 2u * l, 2u * l + 1u,   \
+                                          inv);                                                    \
                     } else {                                                                       \
                         for (uint l = 0; l < 2 * VW; ++l)                                          \
                             ys[l] = BICL_SV_##TO(bicl_f32_canonical_nan());                        \
                     }                                                                              \
-                    ROPE_STORE(BICL_ST_##TO, VW, y, yes, ea, ys);                                  \
-                    ROPE_STORE(BICL_ST_##TO, VW, y, yes, eb, ys + VW);                             \
+                    ROPE_STORE(BICL_ST_##TO, VW, yr, yes, oa, ys);                                 \
+                    ROPE_STORE(BICL_ST_##TO, VW, yr, yes, ob, ys + VW);                            \
                 }                                                                                  \
                 bool copy = !(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE));                  \
                 if (k0 < pass && copy) {                                                           \
                     if (k0 + VW <= pass) {                                                         \
+                        uint e_pass = k0 < roff ? k0 : k0 + 2u * half_r;                           \
                         BICL_ST_##TI xs[VW];                                                       \
                         BICL_ST_##TO ys[VW];                                                       \
                         ROPE_LOAD(BICL_ST_##TI, VW, x, xes, e_pass, xs);                           \
@@ -206,8 +228,10 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
                             ys[l] = BICL_CONV(TI, TO, xs[l]);                                      \
                         ROPE_STORE(BICL_ST_##TO, VW, y, yes, e_pass, ys);                          \
                     } else {                                                                       \
-                        for (uint e = e_pass; e < 2u * half_r + pass; ++e)                         \
-                            y[(ulong)e * yes] = BICL_CONV(TI, TO, x[(ulong)e * xes]);              \
+                        for (uint k = k0; k < pass; ++k) {                                         \
+                            ulong e = k < roff ? k : k + 2u * half_r;                              \
+                            y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                            \
+                        }                                                                          \
                     }                                                                              \
                 }                                                                                  \
             }                                                                                      \

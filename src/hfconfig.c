@@ -197,11 +197,71 @@ static const hf_model_info hf_models[] = {
 #undef BICL_HF_MODEL
 };
 
+/* ---- MLA and Gemma 4 (issue 19) ---- */
+
+/* Model types whose rotary class probe_styles.py cannot run (Gemma 4's takes a layer type
+ * and gives its layer types different head widths): written by hand, and held to
+ * transformers' own output by tests/data/conformance/rope_mla_reference.json. */
+static const hf_model_info hf_models_extra[] = {
+    {"gemma4", BICL_ROPE_NEOX, true, false, false, true, 10000.0, 0.0, false},
+    {"gemma4_text", BICL_ROPE_NEOX, true, false, false, true, 10000.0, 0.0, false},
+};
+
+/* Multi-head latent attention: the model types whose attention transformers 5.24.0 runs
+ * with a decoupled RoPE slice (q: qk_nope_head_dim elements, then qk_rope_head_dim
+ * rotated; k_pe: one head of qk_rope_head_dim), and whether rope_interleave (default
+ * true) selects apply_rotary_pos_emb_interleave. The pair style otherwise is the table's
+ * (deepseek_v2's complex rotation is GPT-J's pairing). */
+static const struct hf_mla {
+    const char *model_type;
+    bool interleave_key;
+} hf_mla[] = {{"deepseek_v2", false}, {"deepseek_v3", true}, {"minicpm3", false}};
+
+/* Model types transformers does not know, whose config.json names a transformers class
+ * in architectures: Kimi-K2 ships remote code and architectures DeepseekV3ForCausalLM,
+ * which is what transformers (and vLLM, SGLang) run for it. Used only when
+ * architectures names that class. */
+static const struct {
+    const char *model_type, *architecture, *as;
+} hf_arch_aliases[] = {{"kimi_k2", "DeepseekV3ForCausalLM", "deepseek_v3"}};
+
+static const struct hf_mla *mla_info(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof hf_mla / sizeof hf_mla[0]; ++i)
+        if (strcmp(hf_mla[i].model_type, model_type) == 0)
+            return &hf_mla[i];
+    return NULL;
+}
+
+static bool is_gemma4(const char *model_type)
+{
+    return strcmp(model_type, "gemma4") == 0 || strcmp(model_type, "gemma4_text") == 0;
+}
+
+/* The alias's target when model_type is aliased and architectures names its class. */
+static const char *arch_alias(hf_obj m, const char *model_type)
+{
+    const cJSON *arch = item(m, "architectures");
+    for (size_t i = 0; model_type && i < sizeof hf_arch_aliases / sizeof hf_arch_aliases[0]; ++i) {
+        if (strcmp(hf_arch_aliases[i].model_type, model_type) != 0 || !cJSON_IsArray(arch))
+            continue;
+        for (const cJSON *e = arch->child; e; e = e->next)
+            if (cJSON_IsString(e) && strcmp(e->valuestring, hf_arch_aliases[i].architecture) == 0)
+                return hf_arch_aliases[i].as;
+    }
+    return NULL;
+}
+
+/* ---- end of MLA and Gemma 4 tables ---- */
+
 static const hf_model_info *model_info(const char *model_type)
 {
     for (size_t i = 0; model_type && i < sizeof hf_models / sizeof hf_models[0]; ++i)
         if (strcmp(hf_models[i].model_type, model_type) == 0)
             return &hf_models[i];
+    for (size_t i = 0; model_type && i < sizeof hf_models_extra / sizeof hf_models_extra[0]; ++i)
+        if (strcmp(hf_models_extra[i].model_type, model_type) == 0)
+            return &hf_models_extra[i];
     return NULL;
 }
 
@@ -323,9 +383,13 @@ static bicl_status rope_type(hf_obj rope, const hf_model_info *info, bicl_rope_t
         const char *name;
         bicl_rope_type type;
     } names[] = {
-        {"default", BICL_ROPE_DEFAULT},     {"linear", BICL_ROPE_LINEAR},
-        {"llama3", BICL_ROPE_LLAMA3},       {"yarn", BICL_ROPE_YARN},
-        {"dynamic", BICL_ROPE_DYNAMIC_NTK}, {"longrope", BICL_ROPE_LONGROPE},
+        {"default", BICL_ROPE_DEFAULT},
+        {"linear", BICL_ROPE_LINEAR},
+        {"llama3", BICL_ROPE_LLAMA3},
+        {"yarn", BICL_ROPE_YARN},
+        {"dynamic", BICL_ROPE_DYNAMIC_NTK},
+        {"longrope", BICL_ROPE_LONGROPE},
+        {"proportional", BICL_ROPE_PROPORTIONAL},
     };
     /* HF reads rope_type and falls back to the older key type; a rope_parameters dict
      * without either (transformers 5 writes rope_theta alone) is "default". */
@@ -355,7 +419,7 @@ static bicl_status rope_type(hf_obj rope, const hf_model_info *info, bicl_rope_t
         }
     return bicl_fail(BICL_ERR_INVALID_CONFIG,
                      "config.json: %s%s \"%.64s\" is not supported (default, linear, llama3, "
-                     "yarn, dynamic, longrope; mrope for Qwen2-VL, su for Phi-3)",
+                     "yarn, dynamic, longrope, proportional; mrope for Qwen2-VL, su for Phi-3)",
                      rope.prefix, key, it->valuestring);
 }
 
@@ -507,6 +571,29 @@ static bicl_status read_longrope(const hf_scope *sc, hf_obj rope, bicl_rope_conf
     return st;
 }
 
+/* proportional (transformers 5's _compute_proportional_rope_parameters): the whole head
+ * rotates (rotary_dim = head_dim, the exponent's denominator too), the first
+ * rope_angles = int(partial_rotary_factor * head_dim // 2) pairs with theta^(-2i/head_dim)
+ * and the others with frequency 0; factor (default 1) divides them all. */
+static bicl_status read_proportional(hf_obj rope, bicl_rope_config *c)
+{
+    bool found = false;
+    double part = 1.0;
+    c->factor = 1.0;
+    bicl_status st = get_positive(rope, "factor", false, &c->factor, &found);
+    if (st == BICL_SUCCESS)
+        st = get_positive(rope, "partial_rotary_factor", false, &part, &found);
+    if (st == BICL_SUCCESS && part > 1.0)
+        return bad(rope, "partial_rotary_factor", "must be in (0, 1]");
+    if (st != BICL_SUCCESS)
+        return st;
+    c->rotary_dim = c->head_dim;
+    c->rope_angles = (int)floor(part * (double)c->head_dim / 2.0); /* Python's float // 2 */
+    if (c->head_dim % 2 != 0)
+        return bad(rope, "rope_type", "proportional needs an even head_dim");
+    return BICL_SUCCESS;
+}
+
 static bicl_status read_scaling(const hf_scope *sc, hf_obj rope, bicl_rope_config *c)
 {
     bicl_status st = rope_type(rope, sc->info, &c->type);
@@ -534,6 +621,8 @@ static bicl_status read_scaling(const hf_scope *sc, hf_obj rope, bicl_rope_confi
         return read_yarn(sc, rope, c);
     case BICL_ROPE_LONGROPE:
         return read_longrope(sc, rope, c);
+    case BICL_ROPE_PROPORTIONAL:
+        return read_proportional(rope, c);
     default:
         return BICL_SUCCESS;
     }
@@ -574,9 +663,8 @@ static bicl_status locate(const cJSON *root, hf_obj *top, hf_obj *model)
 }
 
 /* Models whose position encoding this mapping would get wrong without an error: no
- * RoPE at all, or RoPE on a layout bicl_rope_config cannot express (DeepSeek's
- * multi-head latent attention rotates a separate qk_rope_head_dim slice, and with
- * rope_interleave it also permutes the rotated elements). */
+ * RoPE at all. (Multi-head latent attention is checked once the model type is known:
+ * check_mla.) */
 static bicl_status check_rope_model(hf_obj m)
 {
     const cJSON *alibi = item(m, "alibi");
@@ -586,11 +674,6 @@ static bicl_status check_rope_model(hf_obj m)
     if (cJSON_IsString(pe) && strcmp(pe->valuestring, "rotary") != 0 &&
         strcmp(pe->valuestring, "rope") != 0)
         return bad(m, "position_embedding_type", "is not rotary: the model does not use RoPE");
-    if (item(m, "qk_rope_head_dim"))
-        return bad(m, "qk_rope_head_dim",
-                   "(multi-head latent attention) is not supported: set the config by hand");
-    if (cJSON_IsTrue(item(m, "rope_interleave")))
-        return bad(m, "rope_interleave", "is not supported: set the config by hand");
     return BICL_SUCCESS;
 }
 
@@ -609,6 +692,8 @@ static bicl_status find_model(hf_obj top, hf_obj m, const bicl_rope_hf_options *
             name = mt[i]->valuestring;
         if (mt[i] && !*info)
             *info = model_info(mt[i]->valuestring);
+        if (mt[i] && !*info && arch_alias(where[i], mt[i]->valuestring))
+            *info = model_info(arch_alias(where[i], mt[i]->valuestring));
     }
     if (opt->explicit_style) {
         *generic = (hf_model_info){name ? name : "(explicit style)",
@@ -756,6 +841,95 @@ static bicl_status open_doc(const cJSON *root, const bicl_rope_hf_options *opt, 
 
 /* ----------------------------------------------------------------- fill */
 
+/* ---- MLA (issue 19) ---- */
+
+/* Multi-head latent attention's layout: q heads of qk_nope_head_dim + qk_rope_head_dim
+ * elements, the last qk_rope_head_dim rotated; k_pe one head of qk_rope_head_dim. */
+typedef struct hf_mla_layout {
+    bool on, interleave;
+    int nope, rope;
+} hf_mla_layout;
+
+/* Reads the MLA keys; refuses them for a model type whose MLA bicl does not know, and
+ * rope_interleave where the model type's code does not read it. */
+static bicl_status read_mla(const hf_doc *d, hf_mla_layout *ml)
+{
+    memset(ml, 0, sizeof *ml);
+    hf_obj m = d->m;
+    const struct hf_mla *mi = mla_info(d->sc.info->model_type);
+    const cJSON *ri = item(m, "rope_interleave");
+    if (ri && !cJSON_IsBool(ri))
+        return bad(m, "rope_interleave", "must be true or false");
+    if (cJSON_IsTrue(ri) && !(mi && mi->interleave_key))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "config.json: %srope_interleave is not read by transformers' %s: its "
+                         "pairing would not be what the key says",
+                         m.prefix, d->sc.info->model_type);
+    if (!mi && item(m, "qk_rope_head_dim"))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "config.json: %sqk_rope_head_dim: multi-head latent attention of model "
+                         "type \"%s\" is not one bicl knows (deepseek_v2, deepseek_v3, kimi_k2, "
+                         "minicpm3): set the config by hand",
+                         m.prefix, d->sc.info->model_type);
+    if (!mi)
+        return BICL_SUCCESS;
+    static const char *const keys[] = {"qk_nope_head_dim", "qk_rope_head_dim"};
+    int *dst[] = {&ml->nope, &ml->rope};
+    for (int i = 0; i < 2; ++i) {
+        bool found = false;
+        bicl_status st = get_int(m, keys[i], 1, dst[i], &found);
+        if (st != BICL_SUCCESS)
+            return st;
+        if (!found)
+            return bad(m, keys[i], "is required by multi-head latent attention");
+    }
+    if (ml->rope % 2 != 0 || ml->nope + ml->rope > 65536)
+        return bad(m, "qk_rope_head_dim", "must be even, with qk_nope_head_dim at most 65536");
+    ml->on = true;
+    ml->interleave = mi->interleave_key && (!ri || cJSON_IsTrue(ri)); /* HF's default: true */
+    return BICL_SUCCESS;
+}
+
+/* The head width a layer type's RoPE sees: MLA's qk_rope_head_dim (transformers sets
+ * head_dim to it); Gemma 4's full-attention layers: global_head_dim (transformers' default
+ * 512 when absent); else head_dim or hidden_size / num_attention_heads. */
+static bicl_status layer_head_dim(const hf_doc *d, const hf_mla_layout *ml, const char *lt,
+                                  int *head_dim)
+{
+    if (ml->on) {
+        *head_dim = ml->rope;
+        return BICL_SUCCESS;
+    }
+    if (is_gemma4(d->sc.info->model_type) && item(d->m, "per_layer_config"))
+        return bad(d->m, "per_layer_config", "is not supported: set the config by hand");
+    if (is_gemma4(d->sc.info->model_type) && lt && strcmp(lt, "full_attention") == 0) {
+        bool found = false;
+        *head_dim = 512;
+        return get_int(d->m, "global_head_dim", 2, head_dim, &found);
+    }
+    return read_head_dim(d->m, head_dim);
+}
+
+/* MLA's slice on a config read for its qk_rope_head_dim-wide rotary part. */
+static bicl_status apply_mla(const hf_doc *d, const hf_mla_layout *ml, bicl_rope_config *c)
+{
+    if (!ml->on)
+        return BICL_SUCCESS;
+    if (c->rotary_dim != ml->rope)
+        return bad(d->m, "qk_rope_head_dim",
+                   "is not the rotary width (a partial-rotary key changes it; transformers' MLA "
+                   "cannot run that)");
+    c->head_dim = ml->nope + ml->rope;
+    c->rotary_offset = ml->nope;
+    c->k_head_dim = ml->rope;
+    c->k_rotary_offset = 0;
+    if (ml->interleave)
+        c->style = BICL_ROPE_DEINTERLEAVE;
+    return BICL_SUCCESS;
+}
+
+/* ---- end of MLA ---- */
+
 /* One layer type's config (lt NULL: the flat config of a model with one RoPE). */
 static bicl_status fill(hf_doc *d, const char *lt, bicl_rope_config *c)
 {
@@ -774,7 +948,10 @@ static bicl_status fill(hf_doc *d, const char *lt, bicl_rope_config *c)
     }
     int head_dim = 0, rotary_dim = 0;
     bool found = false;
-    bicl_status st = read_head_dim(m, &head_dim);
+    hf_mla_layout ml;
+    bicl_status st = read_mla(d, &ml);
+    if (st == BICL_SUCCESS)
+        st = layer_head_dim(d, &ml, lt, &head_dim);
     if (st == BICL_SUCCESS)
         st = read_rotary_dim(m, rope, d->sc.info, head_dim, &rotary_dim);
     if (st != BICL_SUCCESS)
@@ -792,6 +969,8 @@ static bicl_status fill(hf_doc *d, const char *lt, bicl_rope_config *c)
                            &found);
     if (st == BICL_SUCCESS && rope.json)
         st = read_scaling(&d->sc, rope, c);
+    if (st == BICL_SUCCESS)
+        st = apply_mla(d, &ml, c);
     /* The same checks a hand-made config meets, so a parsed one can never be refused
      * later by bicl_rope_plan_create. */
     if (st == BICL_SUCCESS)
@@ -810,6 +989,13 @@ static bool same_array(const double *a, const double *b, int n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* The slice and proportional fields of bicl_rope_config (MLA, Gemma 4). */
+static bool same_slice(const bicl_rope_config *a, const bicl_rope_config *b)
+{
+    return a->rotary_offset == b->rotary_offset && a->k_head_dim == b->k_head_dim &&
+           a->k_rotary_offset == b->k_rotary_offset && a->rope_angles == b->rope_angles;
+}
+
 /* Whether two parsed configs give the same plan: field by field (a memcmp of the
  * structs would also compare their padding, which copies need not preserve). A field
  * added to bicl_rope_config must be added here. */
@@ -826,7 +1012,7 @@ static bool same_rope(const bicl_rope_config *a, const bicl_rope_config *b)
            a->truncate == b->truncate && a->seq_len == b->seq_len &&
            a->angle_mode == b->angle_mode && same_array(a->long_factor, b->long_factor, n) &&
            same_array(a->short_factor, b->short_factor, n) &&
-           same_array(a->freq_factors, b->freq_factors, n);
+           same_array(a->freq_factors, b->freq_factors, n) && same_slice(a, b);
 }
 
 /* How many distinct RoPE configs the layer types need (reads each one; a layer type
@@ -982,10 +1168,15 @@ bicl_status bicl_rope_config_layer_type(const char *json_text, int layer, char *
         st = bad(d->m, "layer_types", "has fewer entries than the layer asked for");
     if (st == BICL_SUCCESS && !lt && d->gemma_local)
         st = sliding_pattern(d->m, &pattern);
+    /* Gemma 4 without layer_types: every 6th layer full and the last one always full
+     * (Gemma4TextConfig.__post_init__), which needs the layer count. */
+    bool gemma4 = st == BICL_SUCCESS && !lt && is_gemma4(d->sc.info->model_type);
+    if (gemma4 && !found)
+        st = bad(d->m, "num_hidden_layers", "is required for Gemma 4's layer types");
     if (st == BICL_SUCCESS) {
-        const char *t = e                                              ? e->valuestring
-                        : d->gemma_local && (layer + 1) % pattern != 0 ? "sliding_attention"
-                                                                       : "full_attention";
+        bool sliding = (d->gemma_local || gemma4) && (layer + 1) % pattern != 0 &&
+                       !(gemma4 && layer == n_layers - 1);
+        const char *t = e ? e->valuestring : sliding ? "sliding_attention" : "full_attention";
         snprintf(name, size, "%s", t);
     }
     cJSON_Delete(root);

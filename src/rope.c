@@ -20,6 +20,7 @@ enum {
     ROPE_HF = 8,
     ROPE_Q_IN_PLACE = 16,
     ROPE_K_IN_PLACE = 32,
+    ROPE_DEINTERLEAVE = 64,
 };
 
 struct bicl_rope_plan {
@@ -56,8 +57,9 @@ static bicl_rope_freq_params to_freq_params(const bicl_rope_config *c)
 {
     bicl_rope_freq_params p = bicl_rope_freq_params_default(c->rotary_dim, c->theta);
     static const bicl_rope_scaling map[] = {
-        BICL_ROPE_SCALING_NONE, BICL_ROPE_SCALING_LINEAR,      BICL_ROPE_SCALING_LLAMA3,
-        BICL_ROPE_SCALING_YARN, BICL_ROPE_SCALING_DYNAMIC_NTK, BICL_ROPE_SCALING_LONGROPE,
+        BICL_ROPE_SCALING_NONE,         BICL_ROPE_SCALING_LINEAR,      BICL_ROPE_SCALING_LLAMA3,
+        BICL_ROPE_SCALING_YARN,         BICL_ROPE_SCALING_DYNAMIC_NTK, BICL_ROPE_SCALING_LONGROPE,
+        BICL_ROPE_SCALING_PROPORTIONAL,
     };
     p.scaling = map[c->type];
     p.factor = c->factor;
@@ -74,6 +76,7 @@ static bicl_rope_freq_params to_freq_params(const bicl_rope_config *c)
     p.seq_len = c->seq_len;
     p.long_factor = c->long_factor;
     p.short_factor = c->short_factor;
+    p.rope_angles = c->rope_angles;
     return p;
 }
 
@@ -98,6 +101,8 @@ static const char *freq_check_field(int code)
         return "seq_len";
     case BICL_ROPE_PARAMS_BAD_DIM_FACTORS:
         return "long_factor / short_factor";
+    case BICL_ROPE_PARAMS_BAD_ANGLES:
+        return "rope_angles (must be in 0..rotary_dim/2)";
     default:
         return "unknown field";
     }
@@ -161,6 +166,38 @@ static bicl_status check_derived(const bicl_rope_config *c, const bicl_rope_freq
     return BICL_SUCCESS;
 }
 
+/* ---- rotary slice inside a head (MLA) ---- */
+
+/* k heads' width: k_head_dim, or head_dim when it is 0. */
+static int k_head_dim_of(const bicl_rope_config *c)
+{
+    return c->k_head_dim ? c->k_head_dim : c->head_dim;
+}
+
+/* The rotary slice [offset, offset + rotary_dim) must lie inside q's and k's heads. */
+static bicl_status check_slice(const bicl_rope_config *c)
+{
+    if (c->rotary_offset < 0 || c->rotary_offset > c->head_dim - c->rotary_dim)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "rotary_offset %d (rotary_offset + rotary_dim %d must fit head_dim %d)",
+                         c->rotary_offset, c->rotary_dim, c->head_dim);
+    if (c->k_head_dim < 0 || c->k_head_dim > 65536 ||
+        (c->k_head_dim != 0 && c->k_head_dim < c->rotary_dim))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "k_head_dim %d (0 = head_dim, else rotary_dim %d..65536)", c->k_head_dim,
+                         c->rotary_dim);
+    int kd = k_head_dim_of(c);
+    if (c->k_rotary_offset < 0 || c->k_rotary_offset > kd - c->rotary_dim)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "k_rotary_offset %d (k_rotary_offset + rotary_dim %d must fit the k head "
+                         "of %d)",
+                         c->k_rotary_offset, c->rotary_dim, kd);
+    if (c->type != BICL_ROPE_PROPORTIONAL && c->rope_angles != 0)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "rope_angles %d is for type proportional only",
+                         c->rope_angles);
+    return BICL_SUCCESS;
+}
+
 bicl_status bicl_rope_config_check(const bicl_rope_config *c)
 {
     bicl_clear_error();
@@ -176,16 +213,20 @@ bicl_status bicl_rope_config_check(const bicl_rope_config *c)
         return bicl_fail(BICL_ERR_INVALID_CONFIG,
                          "rotary_dim %d (must be even, >= 2 and <= head_dim %d)", c->rotary_dim,
                          c->head_dim);
-    if (c->style != BICL_ROPE_NEOX && c->style != BICL_ROPE_GPTJ)
+    bicl_status st = check_slice(c);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (c->style != BICL_ROPE_NEOX && c->style != BICL_ROPE_GPTJ &&
+        c->style != BICL_ROPE_DEINTERLEAVE)
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "style %d is unknown", (int)c->style);
-    if ((int)c->type < 0 || c->type > BICL_ROPE_LONGROPE)
+    if ((int)c->type < 0 || c->type > BICL_ROPE_PROPORTIONAL)
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "type %d is unknown", (int)c->type);
     if (c->angle_mode != BICL_ROPE_ANGLE_EXACT && c->angle_mode != BICL_ROPE_ANGLE_HF)
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "angle_mode %d is unknown", (int)c->angle_mode);
     if (c->type == BICL_ROPE_YARN && !(c->factor == 0.0 || c->factor >= 1.0))
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "factor %g: yarn needs factor >= 1", c->factor);
     if ((c->type == BICL_ROPE_LINEAR || c->type == BICL_ROPE_LLAMA3 ||
-         c->type == BICL_ROPE_DYNAMIC_NTK) &&
+         c->type == BICL_ROPE_DYNAMIC_NTK || c->type == BICL_ROPE_PROPORTIONAL) &&
         !(c->factor > 0.0 && isfinite(c->factor)))
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "factor %g: must be finite and > 0", c->factor);
     bicl_rope_freq_params p = to_freq_params(c);
@@ -337,6 +378,41 @@ bicl_status bicl_rope_plan_inv_freq(const bicl_rope_plan *plan, double *inv_freq
     return BICL_SUCCESS;
 }
 
+/* transformers' yarn_get_mscale in Python doubles: 0.1 * k * math.log(s) + 1.0, left to
+ * right, each step rounded (math.log taken as correctly rounded, bicl_rope_log_py). */
+static double mla_mscale_py(double s, double k)
+{
+    if (s <= 1.0)
+        return 1.0;
+    return 0.1 * k * bicl_rope_log_py(s) + 1.0;
+}
+
+bicl_status bicl_rope_plan_softmax_scale(const bicl_rope_plan *plan, double *mscale_squared,
+                                         double *softmax_scale)
+{
+    bicl_clear_error();
+    if (!plan)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "plan is NULL");
+    const bicl_rope_config *c = &plan->cfg;
+    /* yarn_apply_mscale: rope_type != "default" and a nonzero mscale_all_dim; it reads
+     * rope_parameters["factor"] as given (bicl's factor 0, "derive", is the derived one). */
+    double m = 1.0;
+    if (c->type != BICL_ROPE_DEFAULT && c->mscale_all_dim != 0.0) {
+        bicl_rope_freq_params fp = to_freq_params(c);
+        m = mla_mscale_py(bicl_rope_effective_factor(&fp), c->mscale_all_dim);
+    }
+    /* head_dim ** -0.5 in Python: pow, correctly rounded (exp(-ln(d) / 2) in double-double,
+     * rounded once). */
+    bicl_dd l = bicl_dd_mul_d(bicl_log_dd((double)c->head_dim), -0.5);
+    bicl_dd r = bicl_exp_dd_dd(l);
+    double scale = r.hi + r.lo;
+    if (mscale_squared)
+        *mscale_squared = m * m;
+    if (softmax_scale)
+        *softmax_scale = scale * m * m;
+    return BICL_SUCCESS;
+}
+
 /* ------------------------------------------------------------------ apply */
 
 typedef struct rope_views {
@@ -367,9 +443,11 @@ static bicl_status check_qk(const bicl_context *ctx, const bicl_rope_plan *plan,
         if (in->shape[d] != pos->shape[d])
             return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s token dim %d is %zu, positions have %zu",
                              in_name, d, in->shape[d], pos->shape[d]);
-    if (in->shape[in->rank - 1] != (size_t)plan->cfg.head_dim)
-        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s head_dim is %zu, the plan's is %d", in_name,
-                         in->shape[in->rank - 1], plan->cfg.head_dim);
+    int want = in_name[0] == 'k' ? k_head_dim_of(&plan->cfg) : plan->cfg.head_dim;
+    if (in->shape[in->rank - 1] != (size_t)want)
+        return bicl_fail(BICL_ERR_SHAPE_MISMATCH, "%s head_dim is %zu, the plan's is %d%s", in_name,
+                         in->shape[in->rank - 1], want,
+                         in_name[0] == 'k' && plan->cfg.k_head_dim ? " (k_head_dim)" : "");
     return bicl_shapes_equal(in, in_name, out, out_name);
 }
 
@@ -435,12 +513,14 @@ static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
         return st;
     if (ki && (ki->dtype != qi->dtype || ko->dtype != qo->dtype))
         return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "k's dtypes must equal q's");
-    /* Outputs: in place on their own input only; no overlap with anything else. */
-    st = bicl_alias_check(qo, "q_out", qi, "q_in", true);
+    /* Outputs: in place on their own input only; no overlap with anything else. A
+     * de-interleaving rotation writes other elements than it reads: never in place. */
+    bool in_place_ok = plan->cfg.style != BICL_ROPE_DEINTERLEAVE;
+    st = bicl_alias_check(qo, "q_out", qi, "q_in", in_place_ok);
     if (st == BICL_SUCCESS)
         st = bicl_alias_check(qo, "q_out", pos, "positions", false);
     if (st == BICL_SUCCESS && ki) {
-        st = bicl_alias_check(ko, "k_out", ki, "k_in", true);
+        st = bicl_alias_check(ko, "k_out", ki, "k_in", in_place_ok);
         if (st == BICL_SUCCESS)
             st = bicl_alias_check(ko, "k_out", pos, "positions", false);
         if (st == BICL_SUCCESS)
@@ -524,8 +604,11 @@ static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan 
     for (int i = 1; i < 4; ++i) /* q_in and q_out, k_in and k_out often share a buffer */
         align[i] =
             views[i]->mem == views[i - 1]->mem ? align[i - 1] : bicl_mem_align(ctx, views[i]->mem);
+    const bicl_rope_config *c = &plan->cfg;
     for (unsigned vw = want; vw >= 4; vw /= 2) {
         bool ok = plan->half % (int)vw == 0 && ctx->info.mem_base_align_bytes >= (size_t)8 * vw;
+        /* the rotary slices start on a vector boundary of their heads */
+        ok = ok && c->rotary_offset % (int)vw == 0 && c->k_rotary_offset % (int)vw == 0;
         for (int i = 0; ok && i < 4; ++i)
             ok = vector_view(views[i], align[i], vw);
         if (ok)
@@ -544,9 +627,13 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
     sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);
     /* Units for the rotary pairs, and for the pass-through block when some output is not
      * in place (in place, those elements are already right). */
-    size_t half = (size_t)plan->half, pass = (size_t)(plan->cfg.head_dim - plan->cfg.rotary_dim);
-    bool copy = pass > 0 && (!v->q_in_place || (v->hk > 0 && !v->k_in_place));
-    size_t rot_groups = half / sh.vw, pass_groups = copy ? (pass + sh.vw - 1) / sh.vw : 0;
+    size_t half = (size_t)plan->half;
+    size_t q_pass = (size_t)(plan->cfg.head_dim - plan->cfg.rotary_dim);
+    size_t k_pass = (size_t)(k_head_dim_of(&plan->cfg) - plan->cfg.rotary_dim);
+    size_t pass = !v->q_in_place ? q_pass : 0;
+    if (v->hk > 0 && !v->k_in_place && k_pass > pass)
+        pass = k_pass;
+    size_t rot_groups = half / sh.vw, pass_groups = (pass + sh.vw - 1) / sh.vw;
     sh.groups = (cl_uint)(rot_groups > pass_groups ? rot_groups : pass_groups);
     /* As many heads per unit as keep min_items units: with enough tokens a unit rotates
      * every head of its token with one cos/sin per pair (one table load or one fp64
@@ -625,8 +712,12 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     if (st != BICL_SUCCESS)
         return st;
     const bicl_rope_config *c = &plan->cfg;
-    cl_uint half = (cl_uint)plan->half, pass = (cl_uint)(c->head_dim - c->rotary_dim);
-    cl_uint flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) | (inverse ? ROPE_INVERSE : 0) |
+    cl_uint half = (cl_uint)plan->half;
+    cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
+                     (cl_uint)c->k_rotary_offset, (cl_uint)(k_head_dim_of(c) - c->rotary_dim)}};
+    cl_uint flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
+                    (c->style == BICL_ROPE_DEINTERLEAVE ? ROPE_DEINTERLEAVE : 0) |
+                    (inverse ? ROPE_INVERSE : 0) |
                     (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
                     (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
                     (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0);
@@ -652,7 +743,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     arg_view(&a, ko, qk_strides(ko));
     bicl_arg(&a, sizeof hk, &hk);
     bicl_arg(&a, sizeof half, &half);
-    bicl_arg(&a, sizeof pass, &pass);
+    bicl_arg(&a, sizeof lay, &lay);
     bicl_arg(&a, sizeof sh.groups, &sh.groups);
     bicl_arg(&a, sizeof sh.hpu, &sh.hpu);
     bicl_arg(&a, sizeof sh.hblocks, &sh.hblocks);
@@ -840,9 +931,12 @@ bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, bicl_rope_source s
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source source, int inverse,
-                               int pos, bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
-                               void *out)
+/* One q or k head (head width hd, rotary slice at roff): the pair read and written as
+ * the kernel does (style; BICL_ROPE_DEINTERLEAVE moves the outputs), the other elements
+ * copied. */
+static bicl_status ref_head(const bicl_rope_plan *plan, bicl_rope_source source, int inverse,
+                            int pos, bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
+                            void *out, bool is_k)
 {
     bicl_clear_error();
     if (!plan || !x || !out)
@@ -853,26 +947,46 @@ bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source sour
     if (st != BICL_SUCCESS)
         return st;
     const bicl_rope_config *c = &plan->cfg;
+    int hd = is_k ? k_head_dim_of(c) : c->head_dim;
+    size_t roff = (size_t)(is_k ? c->k_rotary_offset : c->rotary_offset), h = (size_t)plan->half;
+    bool dei = c->style == BICL_ROPE_DEINTERLEAVE;
+    bool gi = c->style == BICL_ROPE_GPTJ || (dei && !inverse);
+    bool go = c->style == BICL_ROPE_GPTJ || (dei && inverse);
     bool ok = pos >= 0 && pos <= source_limit(plan, source);
-    for (int i = 0; i < plan->half; ++i) {
-        size_t e0 = c->style == BICL_ROPE_GPTJ ? (size_t)(2 * i) : (size_t)i;
-        size_t e1 = c->style == BICL_ROPE_GPTJ ? (size_t)(2 * i + 1) : (size_t)(i + plan->half);
+    for (size_t i = 0; i < h; ++i) {
+        size_t e0 = roff + (gi ? 2 * i : i), e1 = roff + (gi ? 2 * i + 1 : i + h);
+        size_t o0 = roff + (go ? 2 * i : i), o1 = roff + (go ? 2 * i + 1 : i + h);
         float x0 = bicl_ref_load(in_dtype, x, e0), x1 = bicl_ref_load(in_dtype, x, e1);
-        float o0 = bicl_f32_canonical_nan(), o1 = o0;
+        float r0 = bicl_f32_canonical_nan(), r1 = r0;
         if (ok) {
             float cs, sn;
-            rope_cos_sin(plan, pos, i, &cs, &sn);
-            o0 = bicl_rope_rot0(x0, x1, cs, sn, inverse);
-            o1 = bicl_rope_rot1(x0, x1, cs, sn, inverse);
+            rope_cos_sin(plan, pos, (int)i, &cs, &sn);
+            r0 = bicl_rope_rot0(x0, x1, cs, sn, inverse);
+            r1 = bicl_rope_rot1(x0, x1, cs, sn, inverse);
         }
-        bicl_ref_store(out_dtype, out, e0, o0);
-        bicl_ref_store(out_dtype, out, e1, o1);
+        bicl_ref_store(out_dtype, out, o0, r0);
+        bicl_ref_store(out_dtype, out, o1, r1);
     }
-    for (int e = c->rotary_dim; e < c->head_dim; ++e)
-        bicl_ref_copy_elem(in_dtype, x, (size_t)e, out_dtype, out, (size_t)e);
+    for (size_t e = 0; e < (size_t)hd; ++e)
+        if (e < roff || e >= roff + 2 * h)
+            bicl_ref_copy_elem(in_dtype, x, e, out_dtype, out, e);
     if (!ok)
         return bicl_fail(BICL_ERR_POSITION_OUT_OF_RANGE, "position %d", pos);
     return BICL_SUCCESS;
+}
+
+bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source source, int inverse,
+                               int pos, bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
+                               void *out)
+{
+    return ref_head(plan, source, inverse, pos, in_dtype, x, out_dtype, out, false);
+}
+
+bicl_status bicl_ref_rope_k_head(const bicl_rope_plan *plan, bicl_rope_source source, int inverse,
+                                 int pos, bicl_dtype in_dtype, const void *x, bicl_dtype out_dtype,
+                                 void *out)
+{
+    return ref_head(plan, source, inverse, pos, in_dtype, x, out_dtype, out, true);
 }
 
 bicl_status bicl_ref_positions_packed(const int32_t *cu, size_t batch, const int32_t *start,

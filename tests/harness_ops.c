@@ -785,7 +785,7 @@ typedef struct rope_def {
     bicl_rope_source source;
 } rope_def;
 
-#define MAX_HALF 128
+#define MAX_HALF 256 /* Gemma 4's global layers: head_dim 512 */
 
 typedef struct rope_state {
     bicl_rope_plan *plan;
@@ -978,6 +978,113 @@ static int rope_oracle(const harness_op *op, void *state, int32_t position, cons
     bool first = gptj ? e % 2 == 0 : e < half;
     size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
     double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
+    if (isnan(own) || isnan(other))
+        return oracle_nan(exact);
+    rope_cos_sin(def, s, position);
+    exact_rotation(exact, own, other, s->c[pair], s->s[pair], first);
+    return oracle_finish(exact);
+}
+
+/* ======================================== rope slices (MLA, proportional: issue 19) */
+
+/* The rope adapter for plans whose rotary slice sits at an offset inside each head, whose
+ * k heads have their own width (MLA's k_pe), whose pairs move (BICL_ROPE_DEINTERLEAVE) or
+ * whose pairs past rope_angles rotate by angle 0 (proportional). It shares rope_def,
+ * rope_setup / rope_teardown, positions_view and the MPFR cos/sin with the rope adapter. */
+
+static size_t slice_width(const rope_def *def, int operand)
+{
+    const bicl_rope_config *c = &def->cfg;
+    return (size_t)(operand == 1 && c->k_head_dim ? c->k_head_dim : c->head_dim);
+}
+
+/* head_view with the operand's own head width. */
+static bicl_tensor slice_head_view(const harness_op *op, const harness_call *call, bool output,
+                                   int index)
+{
+    const rope_def *def = op->params;
+    bicl_tensor v = harness_view(op, call, output, index);
+    size_t d = slice_width(def, index), h = v.shape[1] / d;
+    ptrdiff_t row = v.stride[0];
+    if (call->batch > 1) {
+        v.rank = 4;
+        v.shape[0] = call->batch;
+        v.shape[1] = call->seq;
+        v.shape[2] = h;
+        v.shape[3] = d;
+        v.stride[0] = row * (ptrdiff_t)call->seq;
+        v.stride[1] = row;
+    } else {
+        v.rank = 3;
+        v.shape[1] = h;
+        v.shape[2] = d;
+    }
+    v.stride[v.rank - 2] = (ptrdiff_t)d;
+    v.stride[v.rank - 1] = 1;
+    return v;
+}
+
+static bicl_status slice_run(const harness_op *op, const harness_call *call)
+{
+    const rope_def *def = op->params;
+    rope_state *s = call->state;
+    bicl_tensor pos = positions_view(call);
+    bicl_tensor qi = slice_head_view(op, call, false, 0), ki = slice_head_view(op, call, false, 1);
+    bicl_tensor qo = slice_head_view(op, call, true, 0), ko = slice_head_view(op, call, true, 1);
+    bicl_status st = bicl_rope_apply(call->ctx, call->queue, s->plan, def->source, 0, &pos, &qi,
+                                     &qo, &ki, &ko, 0, NULL, NULL);
+    unsigned bad = 0;
+    int first_bad = 0;
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_errors(call->ctx, call->queue, s->plan, &bad, &first_bad, 0, NULL);
+    return st;
+}
+
+static bicl_status slice_reference(const harness_op *op, void *state, int32_t position,
+                                   const void *const *in, void *const *out)
+{
+    const rope_def *def = op->params;
+    rope_state *s = state;
+    bicl_dtype it = op->in[0].dtype, ot = op->out[0].dtype;
+    bicl_status st = BICL_SUCCESS;
+    for (int j = 0; j < 2 && st == BICL_SUCCESS; ++j) {
+        size_t d = slice_width(def, j);
+        for (size_t h = 0; h < op->in[j].features / d && st == BICL_SUCCESS; ++h) {
+            const unsigned char *x = (const unsigned char *)in[j] + h * d * bicl_dtype_size(it);
+            unsigned char *y = (unsigned char *)out[j] + h * d * bicl_dtype_size(ot);
+            st = j ? bicl_ref_rope_k_head(s->plan, def->source, 0, position, it, x, ot, y)
+                   : bicl_ref_rope_head(s->plan, def->source, 0, position, it, x, ot, y);
+        }
+    }
+    return st;
+}
+
+/* A: output element e of a head comes from pair i read at (j0, j1) of the input (GPT-J or
+ * NeoX places; DEINTERLEAVE reads GPT-J's and writes NeoX's), as the first or second
+ * element of the rotation. Elements outside the slice pass through. */
+static int slice_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                        int out_index, size_t element, mpfr_ptr exact)
+{
+    const rope_def *def = op->params;
+    const bicl_rope_config *c = &def->cfg;
+    rope_state *s = state;
+    size_t d = slice_width(def, out_index), half = (size_t)c->rotary_dim / 2;
+    size_t off = (size_t)(out_index ? c->k_rotary_offset : c->rotary_offset);
+    size_t base = element / d * d, e = element % d;
+    bicl_dtype dt = op->in[0].dtype;
+    const void *row = in[out_index];
+    if (e < off || e >= off + 2 * half) {
+        set_value(exact, value_at(dt, row, element));
+        return oracle_finish(exact);
+    }
+    size_t r = e - off;
+    bool gptj_out = c->style == BICL_ROPE_GPTJ, gptj_in = c->style != BICL_ROPE_NEOX;
+    size_t pair = gptj_out ? r / 2 : r % half;
+    bool first = gptj_out ? r % 2 == 0 : r < half;
+    size_t j0 = off + (gptj_in ? 2 * pair : pair),
+           j1 = off + (gptj_in ? 2 * pair + 1 : pair + half);
+    double own = value_at(dt, row, base + (first ? j0 : j1));
+    double other = value_at(dt, row, base + (first ? j1 : j0));
     if (isnan(own) || isnan(other))
         return oracle_nan(exact);
     rope_cos_sin(def, s, position);
@@ -1401,6 +1508,80 @@ static void add_rope(void)
     }
 }
 
+/* ---- rope slices (issue 19): DeepSeek-V3 (MLA, rope_interleave, YaRN with mscale),
+ * MiniCPM3 (MLA, NeoX pairs) and Gemma 4's global layers (proportional), each as
+ * exact/hf x table/inline x bf16/f32; 4 q heads and 1 k_pe (MLA) or 2 k heads. */
+static rope_def slice_defs[(3 + 1) * 4]; /* 3 built in, one --hf-config model */
+static size_t slice_defs_n;
+
+static void add_rope_slice_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
+                                  bool variants)
+{
+    static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
+    static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
+    for (int mode = 0; mode < 2; ++mode)
+        for (int src = 0; src < 2; ++src) {
+            if (slice_defs_n == sizeof slice_defs / sizeof slice_defs[0])
+                return;
+            rope_def *def = &slice_defs[slice_defs_n++];
+            snprintf(def->name, sizeof def->name, "%.40s", name);
+            def->cfg = *cfg;
+            def->cfg.angle_mode = (bicl_rope_angle_mode)mode;
+            def->hq = hq;
+            def->hk = hk;
+            def->source = sources[src];
+            for (int k = 0; k < 2; ++k) {
+                char label[96];
+                size_t dq = slice_width(def, 0), dk = slice_width(def, 1);
+                harness_op op = {.name = "rope_slice", .n_in = 2, .n_out = 2, .params = def};
+                op.in[0] = operand("q", dts[k], (size_t)hq * dq);
+                op.in[1] = operand("k", dts[k], (size_t)hk * dk);
+                op.out[0] = operand("q_out", dts[k], (size_t)hq * dq);
+                op.out[1] = operand("k_out", dts[k], (size_t)hk * dk);
+                op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
+                op.run = slice_run;
+                op.reference = slice_reference;
+                op.oracle = slice_oracle;
+                op.setup = rope_setup;
+                op.teardown = rope_teardown;
+                op.flags = variant_flags(variants && mode == 0 && k == 0) |
+                           (src == 1 ? HARNESS_OP_NEEDS_FP64 : 0u);
+                snprintf(label, sizeof label, "%s/%s/%s/%s", def->name, mode ? "hf" : "exact",
+                         src ? "inline" : "table", bicl_dtype_name(dts[k]));
+                add_op(op, label);
+            }
+        }
+}
+
+static void add_rope_slices(void)
+{
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, 192, 64); /* DeepSeek-V3's config.json */
+    c.rotary_offset = 128;
+    c.k_head_dim = 64;
+    c.style = BICL_ROPE_DEINTERLEAVE;
+    c.type = BICL_ROPE_YARN;
+    c.factor = 40.0;
+    c.beta_fast = 32.0;
+    c.beta_slow = 1.0;
+    c.mscale = 1.0;
+    c.mscale_all_dim = 1.0;
+    c.original_max_position_embeddings = 4096;
+    c.max_position_embeddings = 163840;
+    add_rope_slice_config("deepseek_v3", &c, 4, 1, true);
+    bicl_rope_config_init(&c, 96, 32); /* MiniCPM3-4B's MLA widths, NeoX pairs */
+    c.rotary_offset = 64;
+    c.k_head_dim = 32;
+    add_rope_slice_config("minicpm3", &c, 4, 1, false);
+    bicl_rope_config_init(&c, 512, 512); /* Gemma 4's global layers (transformers' defaults) */
+    c.type = BICL_ROPE_PROPORTIONAL;
+    c.factor = 1.0;
+    c.rope_angles = 64;
+    c.theta = 1e6;
+    add_rope_slice_config("gemma4_global", &c, 4, 2, false);
+}
+/* ---- end of rope slices ---- */
+
 static void add_positions(void)
 {
     harness_op op = {.name = "positions_packed", .n_in = 0, .n_out = 1};
@@ -1426,6 +1607,7 @@ static void build_registry(void)
     add_scale_and_residual();
     add_masks();
     add_rope();
+    add_rope_slices();
     add_positions();
 }
 
@@ -1439,8 +1621,13 @@ size_t harness_add_rope_config(const char *name, const bicl_rope_config *cfg)
 {
     build_registry();
     size_t first = registry_n;
-    /* 4 q heads and 2 k heads keep a GQA shape at harness size */
-    add_rope_config(name, cfg, 4, 2, true);
+    /* 4 q heads and 2 k heads keep a GQA shape at harness size; a rotary slice or
+     * proportional RoPE runs through the rope_slice adapter (MLA: 1 k_pe head) */
+    if (cfg->rotary_offset || cfg->k_head_dim || cfg->k_rotary_offset ||
+        cfg->style == BICL_ROPE_DEINTERLEAVE || cfg->type == BICL_ROPE_PROPORTIONAL)
+        add_rope_slice_config(name, cfg, 4, cfg->k_head_dim ? 1 : 2, true);
+    else
+        add_rope_config(name, cfg, 4, 2, true);
     return first;
 }
 

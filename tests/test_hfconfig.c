@@ -585,11 +585,36 @@ static const bad_case bad_cases[] = {
     {"{\"hidden_size\": 768, \"num_attention_heads\": 12, \"position_embedding_type\": "
      "\"absolute\"}",
      "position_embedding_type is not rotary"},
+    /* Multi-head latent attention: its keys are required, known model types only. */
     {"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128, "
      "\"qk_rope_head_dim\": 64, \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 40}}",
-     "qk_rope_head_dim (multi-head latent attention) is not supported"},
+     "qk_nope_head_dim is required by multi-head latent attention"},
+    {"{\"model_type\": \"deepseek_v3\", \"qk_nope_head_dim\": 128, \"num_attention_heads\": 128}",
+     "qk_rope_head_dim is required by multi-head latent attention"},
+    {"{\"model_type\": \"deepseek_v3\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 63}",
+     "qk_rope_head_dim must be even"},
+    {"{\"model_type\": \"deepseek_v3\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+     "\"rope_interleave\": 1}",
+     "rope_interleave must be true or false"},
+    {"{\"model_type\": \"glm4_moe_lite\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+     "\"head_dim\": 64}",
+     "qk_rope_head_dim: multi-head latent attention of model type \"glm4_moe_lite\" is not one"},
+    {"{\"model_type\": \"deepseek_v2\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+     "\"rope_interleave\": true}",
+     "rope_interleave is not read by transformers' deepseek_v2"},
+    {"{\"model_type\": \"kimi_k2\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64}",
+     "model_type \"kimi_k2\" is not a RoPE model type"},
     {"{\"model_type\": \"llama\", \"head_dim\": 64, \"rope_interleave\": true}",
-     "rope_interleave is not supported"},
+     "rope_interleave is not read by transformers' llama"},
+    /* proportional (Gemma 4) */
+    {"{\"model_type\": \"gemma4_text\", \"head_dim\": 256, \"rope_parameters\": {\"rope_type\": "
+     "\"proportional\", \"partial_rotary_factor\": 1.5, \"rope_theta\": 1e6}}",
+     "partial_rotary_factor must be in (0, 1]"},
+    {"{\"model_type\": \"gemma4_text\", \"head_dim\": 256, \"per_layer_config\": {}}",
+     "per_layer_config is not supported"},
+    {"{\"model_type\": \"gemma4_text\", \"head_dim\": 256, \"rope_parameters\": {\"rope_type\": "
+     "\"proportional\", \"factor\": -1}}",
+     "factor must be > 0"},
     {"{\"model_type\": \"llama\", \"text_config\": [1]}", "text_config must be an object"},
     {"{\"model_type\": \"llama\", \"text_config\": {\"head_dim\": 64, \"rope_theta\": \"x\"}}",
      "text_config.rope_theta must be a number"},

@@ -16,7 +16,13 @@ extern "C" {
 /* Which elements form a rotation pair. */
 typedef enum bicl_rope_style {
     BICL_ROPE_NEOX = 0, /* (i, i + rotary_dim/2): Llama, Qwen, NeoX, gpt-oss */
-    BICL_ROPE_GPTJ = 1  /* (2i, 2i + 1), interleaved: GPT-J */
+    BICL_ROPE_GPTJ = 1, /* (2i, 2i + 1), interleaved: GPT-J */
+    /* HF's rope_interleave (DeepSeek-V3, Kimi-K2): pair i is read from (2i, 2i + 1) and
+     * written to (i, i + rotary_dim/2), as transformers' apply_rotary_pos_emb_interleave
+     * does (the inverse reads (i, i + rotary_dim/2) and writes (2i, 2i + 1)). An output
+     * element is not where its input was, so the output may not overlap the input (no
+     * in-place rotation). */
+    BICL_ROPE_DEINTERLEAVE = 2
 } bicl_rope_style;
 
 /* HF's rope_type. */
@@ -26,7 +32,11 @@ typedef enum bicl_rope_type {
     BICL_ROPE_LLAMA3 = 2,      /* factor, low/high_freq_factor, original_max_... */
     BICL_ROPE_YARN = 3,        /* factor, beta_fast/slow, mscale(_all_dim), attention_factor */
     BICL_ROPE_DYNAMIC_NTK = 4, /* factor, max_position_embeddings, seq_len */
-    BICL_ROPE_LONGROPE = 5     /* long/short_factor, original_max_..., seq_len */
+    BICL_ROPE_LONGROPE = 5,    /* long/short_factor, original_max_..., seq_len */
+    /* transformers 5's "proportional" (Gemma 4): inv_i = theta^(-2i/d) / factor for
+     * i < rope_angles, 0 for the other pairs (rotated by angle 0, cos 1 and sin 0, like
+     * transformers does: not a bit copy); d = rotary_dim is the whole head there. */
+    BICL_ROPE_PROPORTIONAL = 6
 } bicl_rope_type;
 
 /* How the angle pos * inv_freq is formed before cos/sin. Both are deterministic. */
@@ -78,6 +88,16 @@ typedef struct bicl_rope_config { /* NOLINT(clang-analyzer-optin.performance.Pad
      * inv_i = inv_i / freq_factors[i] (rotary_dim/2 values, > 0), or NULL. */
     const double *freq_factors;
     bicl_rope_angle_mode angle_mode;
+    /* ---- Rotary slice inside a head (MLA's decoupled RoPE: DeepSeek-V2/V3, Kimi-K2,
+     * MiniCPM3), and proportional RoPE. All zero (bicl_rope_config_init): the rotary
+     * slice starts at element 0 and k heads have head_dim elements, as before. */
+    int rotary_offset;   /* first rotated element of a q head (MLA: qk_nope_head_dim): elements
+                          * [rotary_offset, rotary_offset + rotary_dim) rotate, all others of
+                          * the head pass through; rotary_offset + rotary_dim <= head_dim */
+    int k_head_dim;      /* elements per k head, 0 = head_dim (MLA's k_pe: qk_rope_head_dim,
+                          * one head shared by all query heads) */
+    int k_rotary_offset; /* first rotated element of a k head; + rotary_dim <= k head_dim */
+    int rope_angles;     /* proportional: pairs with a nonzero frequency, 0..rotary_dim/2 */
 } bicl_rope_config;
 
 /* Fills *cfg with defaults: neox, theta 10000, default type, truncate 1, exact angles. */
@@ -125,10 +145,16 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  *   style           the model type's pair style (docs/rope.md has the table), or
  *                   opt->style when opt->explicit_style is set
  *   max_position_embeddings (n_positions), and rope_scaling / rope_parameters: rope_type
- *   (or type) of default, linear, llama3, yarn, dynamic or longrope with that type's
- *   keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope" is
- *   read as default (text-only positions: every axis has the same id), Phi-3's "su"
+ *   (or type) of default, linear, llama3, yarn, dynamic, longrope or proportional (the
+ *   whole head, rope_angles = int(partial_rotary_factor * head_dim // 2)) with that
+ *   type's keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope"
+ *   is read as default (text-only positions: every axis has the same id), Phi-3's "su"
  *   as longrope.
+ *   Multi-head latent attention (deepseek_v2, deepseek_v3, minicpm3; kimi_k2 whose
+ *   architectures name DeepseekV3ForCausalLM): head_dim = qk_nope_head_dim +
+ *   qk_rope_head_dim, rotary_offset = qk_nope_head_dim, k_head_dim = qk_rope_head_dim,
+ *   style BICL_ROPE_DEINTERLEAVE for deepseek_v3's rope_interleave (default true).
+ *   Gemma 4's full-attention layers: head_dim = global_head_dim (default 512).
  * text_config (multimodal models) is read in place of the top level; per-layer-type
  * rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}) and Gemma 3's
  * rope_local_base_freq give one config per layer type (opt->layer_type). null counts as
@@ -137,8 +163,9 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  * Refused with BICL_ERR_INVALID_CONFIG and bicl_last_error() naming the key
  * ("config.json: rope_scaling.factor must be > 0"): a missing or unknown model_type
  * (unless opt->explicit_style), a model without RoPE (alibi true,
- * position_embedding_type not rotary), DeepSeek's latent attention (qk_rope_head_dim,
- * rope_interleave), layers that need different RoPE when no layer_type is given, an
+ * position_embedding_type not rotary), qk_rope_head_dim of a model type whose latent
+ * attention bicl does not know, rope_interleave where the model type does not read it,
+ * layers that need different RoPE when no layer_type is given, an
  * unknown layer type or rope type, a missing required key, a value of the wrong JSON
  * type, a non-finite or out-of-range value, or text that is not JSON. *cfg then holds
  * no allocations. For longrope, long_factor and short_factor point to arrays this call
@@ -192,6 +219,19 @@ BICL_API void bicl_rope_plan_free(bicl_rope_plan *plan);
 /* inv_freq[i] (double) and the attention scaling of a plan, for inspection. */
 BICL_API bicl_status bicl_rope_plan_inv_freq(const bicl_rope_plan *plan, double *inv_freq, size_t n,
                                              double *attention_scaling);
+
+/* The softmax scale of multi-head latent attention (DeepSeek-V2/V3, Kimi-K2, MiniCPM3),
+ * which the engine applies to q.k and which depends on the RoPE scaling, as transformers'
+ * yarn_apply_mscale computes it in Python doubles:
+ *   m = 0.1 * mscale_all_dim * ln(factor) + 1   (1 when factor <= 1)
+ *   *mscale_squared = m * m,  *softmax_scale = head_dim^-0.5 * m * m  (left to right)
+ * when type is not BICL_ROPE_DEFAULT and mscale_all_dim != 0; else m = 1, so
+ * *mscale_squared = 1 and *softmax_scale = head_dim^-0.5. head_dim is the q head
+ * (qk_nope_head_dim + qk_rope_head_dim for MLA). Other attention classes of transformers
+ * (Llama with YaRN...) use head_dim^-0.5 alone: this is the MLA rule. Either output may
+ * be NULL. tests/test_rope_conformance.c holds it to transformers' bits. */
+BICL_API bicl_status bicl_rope_plan_softmax_scale(const bicl_rope_plan *plan,
+                                                  double *mscale_squared, double *softmax_scale);
 
 /* Rotates q (and k, if not NULL) in one launch.
  *   positions: i32, rank 1 [T] or rank 2 [B, S]
@@ -250,6 +290,11 @@ BICL_API bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue q
 BICL_API bicl_status bicl_ref_rope_head(const bicl_rope_plan *plan, bicl_rope_source source,
                                         int inverse, int pos, bicl_dtype in_dtype, const void *x,
                                         bicl_dtype out_dtype, void *out);
+/* bicl_ref_rope_head for one k head (the config's k_head_dim and k_rotary_offset; the
+ * same as bicl_ref_rope_head when they are 0). */
+BICL_API bicl_status bicl_ref_rope_k_head(const bicl_rope_plan *plan, bicl_rope_source source,
+                                          int inverse, int pos, bicl_dtype in_dtype, const void *x,
+                                          bicl_dtype out_dtype, void *out);
 /* Host reference cos/sin of (pos, i) for a plan and source (range as above). */
 BICL_API bicl_status bicl_ref_rope_cos_sin(const bicl_rope_plan *plan, bicl_rope_source source,
                                            int pos, int i, float *c, float *s);

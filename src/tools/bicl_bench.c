@@ -396,6 +396,52 @@ static bicl_rope_plan *llama_plan(bench *b, int table_rows)
     return plan;
 }
 
+/* ---- MLA's decoupled RoPE (issue 19): DeepSeek-V3's slice with rope_interleave, 16 q
+ * heads x 192 (128 heads over 8 devices) and k_pe, bf16 out of place (a de-interleaving
+ * rotation cannot run in place). */
+#define MLA_HEADS 16
+
+static bicl_status run_rope_mla(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    (void)n;
+    rope_arg *r = arg;
+    size_t qs[3] = {r->tokens, MLA_HEADS, 192}, ks[3] = {r->tokens, 1, 64}, ps[1] = {r->tokens};
+    bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
+    bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
+    bicl_tensor qo = bicl_tensor_contiguous(buf[2], BICL_BF16, 0, 3, qs);
+    bicl_tensor ko = bicl_tensor_contiguous(buf[3], BICL_BF16, 0, 3, ks);
+    bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 1, ps);
+    return bicl_rope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &qo, &k, &ko,
+                           0, NULL, ev);
+}
+
+static bicl_rope_plan *deepseek_plan(bench *b, int table_rows)
+{
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, 192, 64);
+    c.rotary_offset = 128;
+    c.k_head_dim = 64;
+    c.style = BICL_ROPE_DEINTERLEAVE;
+    c.type = BICL_ROPE_YARN;
+    c.factor = 40.0;
+    c.mscale = 1.0;
+    c.mscale_all_dim = 1.0;
+    c.original_max_position_embeddings = 4096;
+    c.max_position_embeddings = 163840;
+    bicl_rope_plan *plan = NULL;
+    bicl_status st = bicl_rope_plan_create(b->ctx, &c, table_rows, 0, &plan);
+    if (st != BICL_SUCCESS)
+        die("rope mla plan", st);
+    return plan;
+}
+
+/* bytes read and written by run_rope_mla for `tokens` tokens (positions included) */
+static double mla_moved(size_t tokens)
+{
+    return (double)tokens * (MLA_HEADS * 192 + 64) * 2 * 2 + (double)tokens * 4;
+}
+/* ---- end of MLA */
+
 static cl_mem positions(bench *b, size_t tokens, int rows)
 {
     int32_t *p = malloc(tokens * sizeof *p);
@@ -776,6 +822,13 @@ static void variant_sweep(bench *b, size_t bytes)
         clReleaseMemObject(r.pos);
         bicl_rope_plan_free(r.plan);
     }
+    if (sweep_wanted("rope_mla bf16 table")) {
+        size_t tokens = bytes / (MLA_HEADS * 192 * 2);
+        rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192)};
+        sweep_one(b, "rope_mla bf16 table", run_rope_mla, 0, &r, mla_moved(tokens));
+        clReleaseMemObject(r.pos);
+        bicl_rope_plan_free(r.plan);
+    }
     bicl_context_set_variant(b->ctx, NULL);
 }
 
@@ -886,6 +939,15 @@ int main(int argc, char **argv)
             double t = time_op(&b, run_rope, 0, &r);
             double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
             add_row("rope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
+            clReleaseMemObject(r.pos);
+            bicl_rope_plan_free(r.plan);
+        }
+        { /* MLA's RoPE, DeepSeek-V3 (rope_interleave, yarn), 16 q heads x 192 + k_pe */
+            size_t tokens = bytes / (MLA_HEADS * 192 * 2);
+            rope_arg r = {deepseek_plan(&b, 8192), tokens, positions(&b, tokens, 8192)};
+            double t = time_op(&b, run_rope_mla, 0, &r);
+            add_row("rope_mla", "bf16 table", bytes, mla_moved(tokens) / t * 1e-9, copy_gbs, NULL,
+                    0);
             clReleaseMemObject(r.pos);
             bicl_rope_plan_free(r.plan);
         }

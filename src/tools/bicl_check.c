@@ -451,9 +451,14 @@ static int add_hf_model(options *o)
         }
         if (cfg.type == BICL_ROPE_DYNAMIC_NTK || cfg.type == BICL_ROPE_LONGROPE)
             cfg.seq_len = cfg.max_position_embeddings; /* one length for every sequence */
+        static const char *const styles[] = {"half-split (neox)", "interleaved (gptj)",
+                                             "de-interleaved (rope_interleave)"};
         printf("  %s: %s pairs, rotary_dim %d of head_dim %d, theta %g, rope type %d\n", lt,
-               cfg.style == BICL_ROPE_GPTJ ? "interleaved (gptj)" : "half-split (neox)",
-               cfg.rotary_dim, cfg.head_dim, cfg.theta, (int)cfg.type);
+               styles[cfg.style], cfg.rotary_dim, cfg.head_dim, cfg.theta, (int)cfg.type);
+        if (cfg.rotary_offset || cfg.k_head_dim || cfg.rope_angles) /* MLA, proportional */
+            printf("  %s: rotary slice at %d, k heads of %d (slice at %d), rope_angles %d\n", lt,
+                   cfg.rotary_offset, cfg.k_head_dim ? cfg.k_head_dim : cfg.head_dim,
+                   cfg.k_rotary_offset, cfg.rope_angles);
         /* one adapter set per layer type (a model with one layer type keeps the file's
          * name); the adapters keep cfg (longrope factor arrays included) for the whole
          * run: it is freed by the process exit */

@@ -118,6 +118,9 @@ class RopeConfigC(Structure):
         ("seq_len", c_int), ("long_factor", POINTER(c_double)),
         ("short_factor", POINTER(c_double)), ("freq_factors", POINTER(c_double)),
         ("angle_mode", c_int),
+        # a rotary slice inside the head (MLA) and proportional RoPE
+        ("rotary_offset", c_int), ("k_head_dim", c_int), ("k_rotary_offset", c_int),
+        ("rope_angles", c_int),
     ]
 
 
@@ -215,12 +218,14 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "bicl_rope_plan_create": (_S, [_P, POINTER(RopeConfigC), c_int, c_int, POINTER(_P)]),
     "bicl_rope_plan_free": (None, [_P]),
     "bicl_rope_plan_inv_freq": (_S, [_P, POINTER(c_double), c_size_t, POINTER(c_double)]),
+    "bicl_rope_plan_softmax_scale": (_S, [_P, POINTER(c_double), POINTER(c_double)]),
     "bicl_rope_apply": (_S, [_P, _P, _P, c_int, c_int, _T, _T, _T, _T, _T] + _WAIT),
     # returns BICL_ERR_POSITION_OUT_OF_RANGE with a count: RopePlan.errors reads it
     "bicl_rope_errors": (c_int, [_P, _P, _P, POINTER(c_uint), POINTER(c_int), c_uint, _EV]),
     "bicl_positions_packed": (_S, [_P, _P, _T, _T, _T] + _WAIT),
     "bicl_positions_padded": (_S, [_P, _P, _T, _T, _T] + _WAIT),
     "bicl_ref_rope_head": (_S, [_P, c_int, c_int, c_int, c_int, c_void_p, c_int, c_void_p]),
+    "bicl_ref_rope_k_head": (_S, [_P, c_int, c_int, c_int, c_int, c_void_p, c_int, c_void_p]),
     "bicl_ref_rope_cos_sin": (_S, [_P, c_int, c_int, c_int, POINTER(c_float),
                                    POINTER(c_float)]),
     "bicl_ref_positions_packed": (_S, [POINTER(c_int32), c_size_t, POINTER(c_int32),

@@ -189,8 +189,9 @@ def mask_fill_causal(x: np.ndarray, offset: int, fill: float,
 
 
 def _rope_one(plan: Any, source: RopeSource, inverse: bool, positions: np.ndarray,
-              x: np.ndarray, yd: Dtype) -> np.ndarray:
-    """Every head vector of x [..., H, D] at positions [...] through bicl_ref_rope_head."""
+              x: np.ndarray, yd: Dtype, is_k: bool = False) -> np.ndarray:
+    """Every head vector of x [..., H, D] at positions [...] through bicl_ref_rope_head
+    (bicl_ref_rope_k_head for k: its heads may have their own width, MLA's k_pe)."""
     xa, xd = prepare(x)
     pos = np.ascontiguousarray(positions, dtype=np.int32)
     if xa.shape[:-2] != pos.shape:
@@ -199,7 +200,7 @@ def _rope_one(plan: Any, source: RopeSource, inverse: bool, positions: np.ndarra
     heads = xa.reshape(-1, xa.shape[-1])
     out = y.reshape(-1, y.shape[-1])
     per_token = xa.shape[-2]
-    fn = lib().bicl_ref_rope_head
+    fn = lib().bicl_ref_rope_k_head if is_k else lib().bicl_ref_rope_head
     for i, p in enumerate(pos.reshape(-1)):
         for h in range(per_token):
             row = i * per_token + h
@@ -221,7 +222,7 @@ def rope(plan: Any, positions: np.ndarray, q: np.ndarray, k: Optional[np.ndarray
     qd = dtype_of_array(np.asarray(q))
     yd = _out_dtype(out_dtype, qd)
     qo = _rope_one(plan, src, inverse, np.asarray(positions), q, yd)
-    ko = None if k is None else _rope_one(plan, src, inverse, np.asarray(positions), k, yd)
+    ko = None if k is None else _rope_one(plan, src, inverse, np.asarray(positions), k, yd, True)
     return qo, ko
 
 

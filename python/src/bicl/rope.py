@@ -52,6 +52,12 @@ class RopeConfig:
     short_factor: Optional[List[float]] = None
     freq_factors: Optional[List[float]] = None
     angle_mode: RopeAngleMode = RopeAngleMode.EXACT
+    # a rotary slice inside the head (MLA: q's slice at qk_nope_head_dim, k_pe heads of
+    # qk_rope_head_dim) and proportional RoPE's rotated pairs; 0 = the plain layout
+    rotary_offset: int = 0
+    k_head_dim: int = 0
+    k_rotary_offset: int = 0
+    rope_angles: int = 0
 
     @classmethod
     def default(cls, head_dim: int, rotary_dim: Optional[int] = None) -> "RopeConfig":
@@ -168,6 +174,13 @@ class RopePlan:
         lib().bicl_rope_plan_inv_freq(self.handle, out.ctypes.data_as(POINTER(c_double)), n,
                                       byref(scaling))
         return out, scaling.value
+
+    def softmax_scale(self) -> Tuple[float, float]:
+        """(mscale^2, softmax scale) of multi-head latent attention, as transformers'
+        yarn_apply_mscale computes them (bicl_rope_plan_softmax_scale)."""
+        m2, scale = c_double(0), c_double(0)
+        lib().bicl_rope_plan_softmax_scale(self.handle, byref(m2), byref(scale))
+        return m2.value, scale.value
 
     def errors(self, queue: Any = None, wait: Iterable[Any] = ()) -> Tuple[int, int]:
         """(count, smallest bad position) of the out-of-range positions the plan's applies
