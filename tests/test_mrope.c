@@ -792,6 +792,78 @@ static void out_of_range_positions_are_reported(void **state)
     bicl_mrope_plan_free(plan);
 }
 
+/* Decode continuation, as transformers' compute_3d_position_ids: after a prompt whose
+ * builder gave delta, the token at cache length L has position L + delta in all three
+ * rows. bicl_positions_packed with start = L + delta builds it on the device; a row
+ * stride of 0 broadcasts it to [3, T]; the bits equal the reference at (p, p, p). */
+static void decode_continues_with_deltas(void **state)
+{
+    test_env *env = *state;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(ref_configs(), "qwen2_5_vl_7b");
+    assert_non_null(c);
+    char *json = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(c, "config"));
+    bicl_rope_config cfg;
+    bicl_mrope_config m;
+    bicl_mrope_vision v;
+    assert_int_equal(bicl_mrope_config_from_hf_json(json, NULL, &cfg, &m, &v), BICL_SUCCESS);
+    cJSON_free(json);
+    bicl_mrope_plan *plan = NULL;
+    assert_int_equal(bicl_mrope_plan_create(env->ctx, &cfg, &m, 4096, 0, &plan), BICL_SUCCESS);
+    layout_case lc;
+    layout_load(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "layouts"), 0), &lc);
+    int32_t *pos = malloc(3 * lc.B * lc.S * sizeof *pos), delta[8];
+    device_positions(env, &v, &lc, 0, lc.B, BICL_I32, pos, delta);
+    /* one decode step per row: L = real tokens so far (the prompt), packed THD */
+    size_t B = lc.B, H = 2, D = (size_t)cfg.head_dim;
+    int32_t cu[9], start[8], want[8];
+    cu[0] = 0;
+    for (size_t b = 0; b < B; ++b) {
+        int32_t L = 0;
+        for (size_t s = 0; s < lc.S; ++s)
+            L += lc.mask[b * lc.S + s] != 0;
+        start[b] = L + delta[b];
+        want[b] = start[b];
+        cu[b + 1] = (int32_t)(b + 1);
+    }
+    test_buf bc = test_buf_new(env, 4, B + 1, cu), bs = test_buf_new(env, 4, B, start);
+    test_buf bp = test_buf_new(env, 4, B, NULL);
+    size_t cs[1] = {B + 1}, ss[1] = {B};
+    bicl_tensor tc = test_view(&bc, BICL_I32, 0, 1, cs), ts = test_view(&bs, BICL_I32, 0, 1, ss);
+    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 1, ss);
+    assert_int_equal(bicl_positions_packed(env->ctx, env->queue, &tc, &ts, &tp, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    int32_t got[8];
+    test_buf_read(env, &bp, got);
+    test_assert_bits_equal(got, want, B, 4, "decode positions");
+    float *x = malloc(B * H * D * 4), *y = malloc(B * H * D * 4), ref[128];
+    fill_x(x, BICL_F32, B * H * D, 77);
+    test_buf bx = test_buf_new(env, 4, B * H * D, x), by = test_buf_new(env, 4, B * H * D, NULL);
+    size_t p3[2] = {3, B}, qs[3] = {B, H, D};
+    bicl_tensor t3 = test_view(&bp, BICL_I32, 0, 2, p3);
+    t3.stride[0] = 0;
+    bicl_tensor tx = test_view(&bx, BICL_F32, 0, 3, qs), ty = test_view(&by, BICL_F32, 0, 3, qs);
+    assert_int_equal(bicl_mrope_apply(env->ctx, env->queue, plan, BICL_ROPE_SOURCE_TABLE, 0, &t3,
+                                      &tx, &ty, NULL, NULL, 0, NULL, NULL),
+                     BICL_SUCCESS);
+    test_buf_read(env, &by, y);
+    for (size_t b = 0; b < B; ++b)
+        for (size_t h = 0; h < H; ++h) {
+            int32_t pp[3] = {want[b], want[b], want[b]};
+            assert_int_equal(bicl_ref_mrope_head(plan, BICL_ROPE_SOURCE_TABLE, 0, pp, BICL_F32,
+                                                 x + (b * H + h) * D, BICL_F32, ref),
+                             BICL_SUCCESS);
+            test_assert_bits_equal(y + (b * H + h) * D, ref, D, 4, "decode token");
+        }
+    test_buf *all[] = {&bc, &bs, &bp, &bx, &by};
+    for (size_t i = 0; i < 5; ++i)
+        test_buf_free(all[i]);
+    free(x);
+    free(y);
+    free(pos);
+    layout_free(&lc);
+    bicl_mrope_plan_free(plan);
+}
+
 /* ---------------------------------------------------------------- refusals */
 
 static void expect_config_error(const char *json, const char *needle)
@@ -932,6 +1004,7 @@ int main(void)
         cmocka_unit_test(device_equals_reference_every_variant),
         cmocka_unit_test(batch_and_chunks_do_not_change_bits),
         cmocka_unit_test(out_of_range_positions_are_reported),
+        cmocka_unit_test(decode_continues_with_deltas),
         cmocka_unit_test(bad_configs_are_refused),
         cmocka_unit_test(bad_calls_write_nothing),
     };
