@@ -127,8 +127,8 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  *   max_position_embeddings (n_positions), and rope_scaling / rope_parameters: rope_type
  *   (or type) of default, linear, llama3, yarn, dynamic or longrope with that type's
  *   keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope" is
- *   read as default (text-only positions: every axis has the same id), Phi-3's "su"
- *   as longrope.
+ *   read as default (text-only positions: every axis has the same id; distinct axis
+ *   positions: bicl/mrope.h), Phi-3's "su" as longrope.
  * text_config (multimodal models) is read in place of the top level; per-layer-type
  * rope_parameters ({"full_attention": {...}, "sliding_attention": {...}}) and Gemma 3's
  * rope_local_base_freq give one config per layer type (opt->layer_type). null counts as
