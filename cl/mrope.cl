@@ -183,8 +183,22 @@ BICL_FN int mrope_grid(int ty, global const int *ig, ulong ig_off, ulong ig_s0, 
     return frames >= 1;
 }
 
-/* One work unit per row b of [B, S] types (TT) and optional mask (MT): two walks over
- * the row, the first to validate its layout against the grids, the second to write. */
+/* A packed layout's cu_seqlens is usable when cu[0] >= 0, it never decreases and
+ * cu[B] <= T: then the sequences are disjoint and every walk stays in bounds. Each unit
+ * checks it (B reads), so no unit depends on another's result. */
+BICL_FN bool mrope_cu_valid(global const int *cu, ulong cu_off, ulong cu_st, ulong B, ulong T)
+{
+    if (cu[cu_off] < 0 || (ulong)cu[cu_off + B * cu_st] > T)
+        return false;
+    for (ulong b = 0; b < B; ++b)
+        if (cu[cu_off + (b + 1) * cu_st] < cu[cu_off + b * cu_st])
+            return false;
+    return true;
+}
+
+/* One work unit per row b of [B, S] types (TT) and optional mask (MT), or per sequence
+ * of packed [T] types (cu_seqlens): two walks over its tokens, the first to validate its
+ * layout against the grids, the second to write. */
 #define MROPE_POSITIONS(TT, MT, NAME)                                                              \
     kernel void NAME(global const TT *types, ulong ty_off, ulong ty_sb, ulong ty_ss,               \
                      global const MT *mask, ulong mk_off, ulong mk_sb, ulong mk_ss,                \
@@ -194,10 +208,32 @@ BICL_FN int mrope_grid(int ty, global const int *ig, ulong ig_off, ulong ig_s0, 
                      uint has_gs, global const float *spg, ulong spg_off, ulong spg_st,            \
                      uint has_spg, int merge, int tps, uint split, global int *out, ulong o_off,   \
                      ulong o_sr, ulong o_sb, ulong o_ss, global int *deltas, ulong d_off,          \
-                     ulong d_st, uint has_deltas, ulong B, ulong S, uint ipt)                      \
+                     ulong d_st, uint has_deltas, global const int *cu, ulong cu_off,              \
+                     ulong cu_st, uint has_cu, ulong B, ulong S, uint ipt)                         \
     {                                                                                              \
-        BICL_FOR_UNITS(b, B)                                                                       \
+        BICL_FOR_UNITS(u, B + (has_cu ? S : 0))                                                    \
         {                                                                                          \
+            /* packed: S is T, row b is tokens [cu[b], cu[b + 1]); the units past B give -1 \
+             * to the tokens no sequence covers (every token, for a cu that is not valid) */ \
+            bool cu_ok = has_cu ? mrope_cu_valid(cu, cu_off, cu_st, B, S) : true;                 \
+            if (u >= B) {                                                                          \
+                ulong t = u - B;                                                                   \
+                if (!cu_ok || (long)t < cu[cu_off] || (long)t >= cu[cu_off + B * cu_st]) {         \
+                    ulong o = o_off + t * o_ss;                                                    \
+                    out[o] = out[o + o_sr] = out[o + 2 * o_sr] = -1;                               \
+                }                                                                                  \
+                continue;                                                                          \
+            }                                                                                      \
+            ulong b = u, t0 = 0, len = S;                                                          \
+            if (has_cu) {                                                                          \
+                if (!cu_ok) {                                                                      \
+                    if (has_deltas)                                                                \
+                        deltas[d_off + b * d_st] = 0;                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                t0 = (ulong)cu[cu_off + b * cu_st];                                                \
+                len = (ulong)cu[cu_off + (b + 1) * cu_st] - t0;                                    \
+            }                                                                                      \
             int bad = 0;                                                                           \
             long delta = 0;                                                                        \
             for (int write = 0; write < 2; ++write) {                                              \
@@ -217,7 +253,8 @@ BICL_FN int mrope_grid(int ty, global const int *ig, ulong ig_off, ulong ig_s0, 
                 } else {                                                                           \
                     vj = ve;                                                                       \
                 }                                                                                  \
-                for (ulong s = 0; s < S; ++s) {                                                    \
+                for (ulong s_ = 0; s_ < len; ++s_) {                                               \
+                    ulong s = t0 + s_;                                                             \
                     ulong o = o_off + b * o_sb + s * o_ss;                                         \
                     bool real = !has_mask || mask[mk_off + b * mk_sb + s * mk_ss] != 0;            \
                     if (!real) {                                                                   \

@@ -403,12 +403,21 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
 {
     const unsigned ids = (1u << BICL_U8) | (1u << BICL_I32), i32 = 1u << BICL_I32;
     if (!l || !l->types || !pos)
-        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_mrope_positions: types and positions are "
-                                                "required");
-    bicl_status st = check_input(ctx, l->types, "types", ids, 2, 0, 0);
-    size_t B = l->types->shape[0], S = st == BICL_SUCCESS ? l->types->shape[1] : 0;
+        return bicl_fail(BICL_ERR_NULL_POINTER,
+                         "bicl_mrope_positions: types and positions are required");
+    bool packed = l->cu_seqlens != NULL;
+    int rank = packed ? 1 : 2;
+    bicl_status st = check_input(ctx, l->cu_seqlens, "cu_seqlens", i32, 1, 0, 0);
+    if (st == BICL_SUCCESS && packed && l->cu_seqlens->shape[0] < 2)
+        st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "cu_seqlens needs B + 1 >= 2 entries");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, l->mask, "mask", ids, 2, B, S);
+        st = check_input(ctx, l->types, "types", ids, rank, 0, 0);
+    if (st != BICL_SUCCESS)
+        return st;
+    /* padded: B rows of S; packed: B sequences in T = S tokens */
+    size_t B = packed ? l->cu_seqlens->shape[0] - 1 : l->types->shape[0];
+    size_t S = packed ? l->types->shape[0] : l->types->shape[1];
+    st = check_input(ctx, l->mask, "mask", ids, rank, packed ? S : B, packed ? 0 : S);
     if (st == BICL_SUCCESS)
         st = check_input(ctx, l->image_grid, "image_grid", i32, 2, 0, 3);
     if (st == BICL_SUCCESS)
@@ -424,12 +433,16 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
         st = bicl_dtype_check(pos, "positions", i32);
     if (st == BICL_SUCCESS)
         st = bicl_tensor_check(ctx, pos, "positions", true, false);
-    if (st == BICL_SUCCESS &&
+    if (st == BICL_SUCCESS && packed &&
+        (pos->rank != 2 || pos->shape[0] != 3 || pos->shape[1] != S))
+        st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "positions must be [3, %zu] (rows, types' shape)",
+                       S);
+    if (st == BICL_SUCCESS && !packed &&
         (pos->rank != 3 || pos->shape[0] != 3 || pos->shape[1] != B || pos->shape[2] != S))
         st = bicl_fail(BICL_ERR_SHAPE_MISMATCH,
-                       "positions must be [3, %zu, %zu] (rows, types' "
-                       "shape)",
-                       B, S);
+                       "positions must be [3, %zu, %zu] (rows, types' shape)", B, S);
+    if (st == BICL_SUCCESS && (B > UINT32_MAX || S > UINT32_MAX))
+        st = bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "too many sequences or tokens");
     if (st == BICL_SUCCESS && deltas) {
         st = bicl_dtype_check(deltas, "deltas", i32);
         if (st == BICL_SUCCESS)
@@ -440,9 +453,10 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
             st = bicl_alias_check(deltas, "deltas", pos, "positions", false);
     }
     const bicl_tensor *ins[] = {l->types,      l->mask,       l->image_grid,
-                                l->video_grid, l->grid_start, l->second_per_grid};
-    static const char *const names[] = {"types",      "mask",       "image_grid",
-                                        "video_grid", "grid_start", "second_per_grid"};
+                                l->video_grid, l->grid_start, l->second_per_grid,
+                                l->cu_seqlens};
+    static const char *const names[] = {
+        "types", "mask", "image_grid", "video_grid", "grid_start", "second_per_grid", "cu_seqlens"};
     for (size_t i = 0; st == BICL_SUCCESS && i < sizeof ins / sizeof ins[0]; ++i) {
         if (!ins[i])
             continue;
@@ -451,6 +465,16 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
             st = bicl_alias_check(deltas, "deltas", ins[i], names[i], false);
     }
     return st;
+}
+
+/* A [B, S] view's (b, s) strides, or a packed [T] view's (0, t). */
+static void arg_rows(bicl_args *a, const bicl_tensor *t, bool packed)
+{
+    cl_ulong sb = packed ? 0 : (cl_ulong)t->stride[0];
+    cl_ulong ss = (cl_ulong)t->stride[packed ? 0 : 1];
+    bicl_arg_view(a, t);
+    bicl_arg(a, sizeof sb, &sb);
+    bicl_arg(a, sizeof ss, &ss);
 }
 
 /* An optional view's buffer, offset and strides, or (absent) any buffer and zeros. */
@@ -497,10 +521,16 @@ bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
     cl_uint n_video = layout->video_grid ? (cl_uint)layout->video_grid->shape[0] : 0;
     cl_int merge = vision->spatial_merge_size, tps = vision->tokens_per_second;
     cl_uint split = (cl_uint)vision->split_video_frames, ipt = var.items_per_thread;
-    cl_ulong B = ty->shape[0], S = ty->shape[1];
+    bool packed = layout->cu_seqlens != NULL;
+    cl_ulong B = packed ? layout->cu_seqlens->shape[0] - 1 : ty->shape[0];
+    cl_ulong S = packed ? ty->shape[0] : ty->shape[1];
+    cl_uint has_cu = packed;
     bicl_args a = {k, 0, CL_SUCCESS};
-    bicl_arg_view_strides(&a, ty, 2);
-    arg_opt(&a, mk, ty, 2);
+    arg_rows(&a, ty, packed);
+    if (mk)
+        arg_rows(&a, mk, packed);
+    else
+        arg_opt(&a, NULL, ty, 2);
     bicl_arg(&a, sizeof has_mask, &has_mask);
     arg_opt(&a, layout->image_grid, positions, 2);
     bicl_arg(&a, sizeof n_image, &n_image);
@@ -513,13 +543,23 @@ bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
     bicl_arg(&a, sizeof merge, &merge);
     bicl_arg(&a, sizeof tps, &tps);
     bicl_arg(&a, sizeof split, &split);
-    bicl_arg_view_strides(&a, positions, 3);
+    cl_ulong o_sr = (cl_ulong)positions->stride[0];
+    cl_ulong o_sb = packed ? 0 : (cl_ulong)positions->stride[1];
+    cl_ulong o_ss = (cl_ulong)positions->stride[packed ? 1 : 2];
+    bicl_arg_view(&a, positions);
+    bicl_arg(&a, sizeof o_sr, &o_sr);
+    bicl_arg(&a, sizeof o_sb, &o_sb);
+    bicl_arg(&a, sizeof o_ss, &o_ss);
     arg_opt(&a, deltas, positions, 1);
     bicl_arg(&a, sizeof has_d, &has_d);
+    arg_opt(&a, layout->cu_seqlens, positions, 1);
+    bicl_arg(&a, sizeof has_cu, &has_cu);
     bicl_arg(&a, sizeof B, &B);
     bicl_arg(&a, sizeof S, &S);
     bicl_arg(&a, sizeof ipt, &ipt);
-    return bicl_args_launch(ctx, queue, name, &a, ((size_t)B + ipt - 1) / ipt, var.work_group_size,
+    /* packed: a unit per sequence, then one per token for the tokens none covers */
+    size_t units = (size_t)B + (packed ? (size_t)S : 0);
+    return bicl_args_launch(ctx, queue, name, &a, (units + ipt - 1) / ipt, var.work_group_size,
                             n_wait, wait, done);
 }
 
@@ -562,11 +602,12 @@ static int host_grid(const bicl_mrope_layout_host *l, int split, int ty, int64_t
     return frames >= 1;
 }
 
-/* One row's walk (cl/mrope.cl's loop body): write 0 validates, write 1 writes. */
+/* One row's walk (cl/mrope.cl's loop body) over tokens [t0, t0 + len) (padded: the
+ * row's, at b * seq): write 0 validates, write 1 writes. */
 static int host_walk(const bicl_mrope_vision *v, const bicl_mrope_layout_host *l, size_t b,
-                     int write, int bad, int32_t *positions, int64_t *delta)
+                     size_t t0, size_t len, int write, int bad, int32_t *positions, int64_t *delta)
 {
-    size_t S = l->seq, N = l->batch * l->seq;
+    size_t N = l->cu_seqlens ? l->seq : l->batch * l->seq;
     bicl_mrope_walk w;
     bicl_mrope_walk_init(&w);
     int64_t ii = l->grid_start ? l->grid_start[b * 2] : 0;
@@ -583,8 +624,8 @@ static int host_walk(const bicl_mrope_vision *v, const bicl_mrope_layout_host *l
     } else {
         vj = ve;
     }
-    for (size_t s = 0; s < S; ++s) {
-        size_t i = b * S + s;
+    for (size_t s = 0; s < len; ++s) {
+        size_t i = t0 + s;
         bool real = !l->mask || host_elem(l->types_dtype, l->mask, i) != 0;
         if (!real) {
             if (write)
@@ -624,12 +665,25 @@ bicl_status bicl_ref_mrope_positions(const bicl_mrope_vision *vision,
         return bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "types must be u8 or i32");
     if ((layout->n_image && !layout->image_grid) || (layout->n_video && !layout->video_grid))
         return bicl_fail(BICL_ERR_NULL_POINTER, "grids are NULL");
-    for (size_t b = 0; b < layout->batch; ++b) {
+    const int32_t *cu = layout->cu_seqlens;
+    size_t T = layout->seq, B = layout->batch;
+    bool cu_ok = !cu || (cu[0] >= 0 && (int64_t)cu[B] <= (int64_t)T);
+    for (size_t b = 0; cu && cu_ok && b < B; ++b)
+        cu_ok = cu[b + 1] >= cu[b];
+    if (cu) /* tokens no sequence covers (all of them for an unusable cu) */
+        for (size_t t = 0; t < T; ++t)
+            if (!cu_ok || (int64_t)t < cu[0] || (int64_t)t >= cu[B])
+                positions[t] = positions[T + t] = positions[2 * T + t] = -1;
+    for (size_t b = 0; b < B; ++b) {
         int64_t delta = 0;
-        int bad = host_walk(vision, layout, b, 0, 0, positions, &delta);
-        host_walk(vision, layout, b, 1, bad, positions, &delta);
+        int bad = 0;
+        if (cu_ok) {
+            size_t t0 = cu ? (size_t)cu[b] : b * T, len = cu ? (size_t)(cu[b + 1] - cu[b]) : T;
+            bad = host_walk(vision, layout, b, t0, len, 0, 0, positions, &delta);
+            host_walk(vision, layout, b, t0, len, 1, bad, positions, &delta);
+        }
         if (deltas)
-            deltas[b] = bad ? 0 : (int32_t)delta;
+            deltas[b] = bad || !cu_ok ? 0 : (int32_t)delta;
     }
     return BICL_SUCCESS;
 }

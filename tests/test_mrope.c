@@ -292,7 +292,7 @@ static bicl_mrope_layout_host layout_host(const layout_case *c)
 {
     bicl_mrope_layout_host h = {BICL_I32,   c->types,      c->mask,       c->B,
                                 c->S,       c->image_grid, c->video_grid, c->n_image,
-                                c->n_video, c->grid_start, c->spg};
+                                c->n_video, c->grid_start, c->spg,        NULL};
     return h;
 }
 
@@ -330,7 +330,8 @@ static void device_positions(test_env *env, const bicl_mrope_vision *v, const la
                 tsp = test_view(&bs, BICL_F32, 0, 1, ss);
     bicl_tensor tp = test_view(&bp, BICL_I32, 0, 3, ps), td = test_view(&bd, BICL_I32, 0, 1, ds);
     bicl_mrope_layout_args la = {
-        &tt, &tm, c->n_image ? &ti : NULL, c->n_video ? &tv : NULL, &tg, c->spg ? &tsp : NULL};
+        &tt, &tm, c->n_image ? &ti : NULL, c->n_video ? &tv : NULL, &tg, c->spg ? &tsp : NULL,
+        NULL};
     bicl_status st = bicl_mrope_positions(env->ctx, env->queue, v, &la, &tp, &td, 0, NULL, NULL);
     if (st != BICL_SUCCESS)
         fail_msg("bicl_mrope_positions: %s", bicl_last_error(NULL));
@@ -396,6 +397,127 @@ static void positions_match_get_rope_index(void **state)
             }
             free(pos);
             free(delta);
+            layout_free(&lc);
+            ++n;
+        }
+    }
+    assert_true(n >= 8);
+}
+
+/* Packed (THD): the real tokens of a reference layout's rows back to back with
+ * cu_seqlens (and a tail no sequence covers) give transformers' ids of those tokens and
+ * its deltas, host and device; the tail gets -1; an unusable cu_seqlens (decreasing, or
+ * cu[0] < 0) gives -1 to every token and delta 0. */
+static void packed_layouts_match_get_rope_index(void **state)
+{
+    test_env *env = *state;
+    const cJSON *c;
+    int n = 0;
+    cJSON_ArrayForEach(c, ref_configs())
+    {
+        char *json = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(c, "config"));
+        bicl_rope_config cfg;
+        bicl_mrope_config m;
+        bicl_mrope_vision v;
+        assert_int_equal(bicl_mrope_config_from_hf_json(json, NULL, &cfg, &m, &v), BICL_SUCCESS);
+        cJSON_free(json);
+        const cJSON *l;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(c, "layouts"))
+        {
+            layout_case lc;
+            layout_load(l, &lc);
+            size_t N = lc.B * lc.S, T = 0, tail = 3;
+            int32_t *types = malloc((N + tail) * 4), *want = malloc(3 * (N + tail) * 4);
+            int32_t cu[9] = {0}, bad_cu[9] = {0};
+            for (size_t b = 0; b < lc.B; ++b) {
+                for (size_t s = 0; s < lc.S; ++s)
+                    if (lc.mask[b * lc.S + s]) {
+                        types[T] = lc.types[b * lc.S + s];
+                        for (int a = 0; a < 3; ++a)
+                            want[(size_t)a * (N + tail) + T] =
+                                lc.want_pos[(size_t)a * N + b * lc.S + s];
+                        T++;
+                    }
+                cu[b + 1] = (int32_t)T;
+            }
+            for (size_t t = T; t < T + tail; ++t) {
+                types[t] = 0;
+                for (int a = 0; a < 3; ++a)
+                    want[(size_t)a * (N + tail) + t] = -1;
+            }
+            size_t TT = T + tail;
+            /* want was laid out with row stride N + tail: compact it to TT */
+            int32_t *want_c = malloc(3 * TT * 4);
+            for (int a = 0; a < 3; ++a)
+                memcpy(want_c + (size_t)a * TT, want + (size_t)a * (N + tail), TT * 4);
+            int32_t *got = malloc(3 * TT * 4), delta[8];
+            bicl_mrope_layout_host h = {BICL_I32,   types,         NULL,          lc.B,
+                                        TT,         lc.image_grid, lc.video_grid, lc.n_image,
+                                        lc.n_video, lc.grid_start, lc.spg,        cu};
+            assert_int_equal(bicl_ref_mrope_positions(&v, &h, got, delta), BICL_SUCCESS);
+            test_assert_bits_equal(got, want_c, 3 * TT, 4, "packed host positions");
+            test_assert_bits_equal(delta, lc.want_delta, lc.B, 4, "packed host deltas");
+            /* device */
+            int32_t dummy[3] = {0, 0, 0};
+            test_buf bt = test_buf_new(env, 4, TT, types), bc = test_buf_new(env, 4, lc.B + 1, cu);
+            test_buf bi = test_buf_new(env, 4, lc.n_image ? 3 * lc.n_image : 3,
+                                       lc.n_image ? lc.image_grid : dummy);
+            test_buf bv = test_buf_new(env, 4, lc.n_video ? 3 * lc.n_video : 3,
+                                       lc.n_video ? lc.video_grid : dummy);
+            test_buf bg = test_buf_new(env, 4, 2 * lc.B, lc.grid_start);
+            test_buf bs =
+                test_buf_new(env, 4, lc.n_video ? lc.n_video : 1, lc.spg ? (void *)lc.spg : NULL);
+            test_buf bp = test_buf_new(env, 4, 3 * TT, NULL), bd = test_buf_new(env, 4, lc.B, NULL);
+            size_t ts[1] = {TT}, cs[1] = {lc.B + 1}, is[2] = {lc.n_image, 3},
+                   vs[2] = {lc.n_video, 3}, gs[2] = {lc.B, 2}, ss[1] = {lc.n_video},
+                   ps[2] = {3, TT}, ds[1] = {lc.B};
+            bicl_tensor tt = test_view(&bt, BICL_I32, 0, 1, ts),
+                        tc = test_view(&bc, BICL_I32, 0, 1, cs);
+            bicl_tensor ti = test_view(&bi, BICL_I32, 0, 2, is),
+                        tv = test_view(&bv, BICL_I32, 0, 2, vs);
+            bicl_tensor tg = test_view(&bg, BICL_I32, 0, 2, gs),
+                        tsp = test_view(&bs, BICL_F32, 0, 1, ss);
+            bicl_tensor tp = test_view(&bp, BICL_I32, 0, 2, ps),
+                        td = test_view(&bd, BICL_I32, 0, 1, ds);
+            bicl_mrope_layout_args la = {&tt,
+                                         NULL,
+                                         lc.n_image ? &ti : NULL,
+                                         lc.n_video ? &tv : NULL,
+                                         &tg,
+                                         lc.spg ? &tsp : NULL,
+                                         &tc};
+            for (int k = 0; k < 2; ++k) {
+                if (k == 1) { /* a decreasing cu_seqlens: every token -1 */
+                    memcpy(bad_cu, cu, sizeof cu);
+                    if (lc.B > 1)
+                        bad_cu[1] = bad_cu[lc.B] + 1; /* decreasing */
+                    else
+                        bad_cu[0] = -1;
+                    clEnqueueWriteBuffer(env->queue, bc.mem, CL_TRUE, bc.lead * 4, (lc.B + 1) * 4,
+                                         bad_cu, 0, NULL, NULL);
+                    for (size_t i = 0; i < 3 * TT; ++i)
+                        want_c[i] = -1;
+                    memset(lc.want_delta, 0, lc.B * 4);
+                    h.cu_seqlens = bad_cu;
+                    assert_int_equal(bicl_ref_mrope_positions(&v, &h, got, delta), BICL_SUCCESS);
+                    test_assert_bits_equal(got, want_c, 3 * TT, 4, "bad cu: host");
+                }
+                assert_int_equal(
+                    bicl_mrope_positions(env->ctx, env->queue, &v, &la, &tp, &td, 0, NULL, NULL),
+                    BICL_SUCCESS);
+                test_buf_read(env, &bp, got);
+                test_buf_read(env, &bd, delta);
+                test_assert_bits_equal(got, want_c, 3 * TT, 4, "packed device positions");
+                test_assert_bits_equal(delta, lc.want_delta, lc.B, 4, "packed device deltas");
+                test_buf_assert_canaries(env, &bp);
+            }
+            test_buf *all[] = {&bt, &bc, &bi, &bv, &bg, &bs, &bp, &bd};
+            for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+                test_buf_free(all[i]);
+            free(types);
+            free(want);
+            free(want_c);
+            free(got);
             layout_free(&lc);
             ++n;
         }
@@ -1006,6 +1128,7 @@ int main(void)
         cmocka_unit_test(config_matches_transformers),
         cmocka_unit_test(cos_sin_match_transformers),
         cmocka_unit_test(positions_match_get_rope_index),
+        cmocka_unit_test(packed_layouts_match_get_rope_index),
         cmocka_unit_test(mismatched_layouts_give_minus_one),
         cmocka_unit_test(text_only_equals_1d_rope),
         cmocka_unit_test(device_equals_reference_every_variant),

@@ -118,14 +118,15 @@ BICL_API bicl_status bicl_ref_mrope_head(const bicl_mrope_plan *plan, bicl_rope_
 
 /* get_rope_index of transformers 5 (qwen2_vl, qwen2_5_vl, qwen3_vl, glm4v), on the
  * device, one sequence per work unit:
- *   types      i32 or u8 [B, S]: HF's mm_token_type_ids, 0 text, 1 image, 2 video. A
- *              run of equal nonzero types is one image or video and takes the next grid
- *              of its kind. Left or right padding alike (with mask). A packed batch is
- *              built one sequence per call, each a [1, S_b] view of its tokens and
- *              positions (a sequence's ids depend on its tokens only, so this is what a
- *              packed kernel would give).
- *   mask       optional u8 or i32 [B, S]: 0 = pad (skipped, as HF skips it; its ids are
- *              0), else a real token. NULL: all real.
+ *   types      i32 or u8, [B, S] (padded), or [T] (packed) with cu_seqlens: HF's
+ *              mm_token_type_ids, 0 text, 1 image, 2 video. A run of equal nonzero
+ *              types is one image or video and takes the next grid of its kind. Left or
+ *              right padding alike (with mask).
+ *   mask       optional u8 or i32, types' shape: 0 = pad (skipped, as HF skips it; its
+ *              ids are 0), else a real token. NULL: all real.
+ *   cu_seqlens optional i32 [B + 1] (packed): sequence b is tokens [cu[b], cu[b + 1]).
+ *              A token no sequence covers gets -1 in all rows, and so does every token
+ *              when cu is not usable (cu[0] < 0, decreasing, or cu[B] > T).
  *   image_grid, video_grid  i32 [N, 3] (t, h, w) in patches, as the processor gives
  *              image_grid_thw / video_grid_thw; either may be NULL when unused.
  *   grid_start optional i32 [B, 2]: the index of row b's first image and first video
@@ -135,7 +136,7 @@ BICL_API bicl_status bicl_ref_mrope_head(const bicl_mrope_plan *plan, bicl_rope_
  *   second_per_grid  optional f32 [Nv] (Qwen2.5-VL's second_per_grid_ts): a video's
  *              temporal ids are start + (int)(f32(k) * f32(tokens_per_second * s)),
  *              HF's float32 product truncated; NULL: 1 second per grid.
- *   positions  i32 out, [3, B, S] or [3, T].
+ *   positions  i32 out, [3, B, S] (padded) or [3, T] (packed).
  *   deltas     optional i32 out [B]: HF's mrope_position_deltas, max id + 1 - real
  *              tokens; decode continues at 1-D position (cache length + delta) in all
  *              three rows (bicl_positions_packed with start, broadcast by a row stride
@@ -149,6 +150,7 @@ BICL_API bicl_status bicl_ref_mrope_head(const bicl_mrope_plan *plan, bicl_rope_
 typedef struct bicl_mrope_layout_args {
     const bicl_tensor *types, *mask;
     const bicl_tensor *image_grid, *video_grid, *grid_start, *second_per_grid;
+    const bicl_tensor *cu_seqlens; /* NULL: padded [B, S] */
 } bicl_mrope_layout_args;
 
 BICL_API bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
@@ -158,9 +160,10 @@ BICL_API bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue qu
                                           cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 /* bicl_mrope_positions on the host, for contiguous arrays: types and mask (mask may be
- * NULL) [batch, seq] of types_dtype (u8 or i32); grids [n, 3]; grid_start [batch, 2] or
- * NULL; second_per_grid [n_video] or NULL; positions [3, batch, seq]; deltas [batch] or
- * NULL. */
+ * NULL) of types_dtype (u8 or i32), [batch, seq], or with cu_seqlens [batch + 1] packed
+ * [seq] (seq = all tokens); grids [n, 3]; grid_start [batch, 2] or NULL;
+ * second_per_grid [n_video] or NULL; positions [3, batch, seq] or [3, seq]; deltas
+ * [batch] or NULL. */
 typedef struct bicl_mrope_layout_host {
     bicl_dtype types_dtype;
     const void *types, *mask;
@@ -169,6 +172,7 @@ typedef struct bicl_mrope_layout_host {
     size_t n_image, n_video;
     const int32_t *grid_start;
     const float *second_per_grid;
+    const int32_t *cu_seqlens; /* NULL: padded */
 } bicl_mrope_layout_host;
 
 BICL_API bicl_status bicl_ref_mrope_positions(const bicl_mrope_vision *vision,
