@@ -695,22 +695,22 @@ bicl_status bicl_ref_mrope_positions(const bicl_mrope_vision *vision,
  * tests/data/conformance/rope_mrope_reference.json, which transformers wrote). */
 static const struct mrope_model {
     const char *model_type;
+    int section[3]; /* the class's default mrope_section */
     bicl_mrope_layout layout;
-    int section[3];          /* the class's default mrope_section */
-    bool gptj;               /* GLM-4V's rotate_half_llm: pairs (2i, 2i + 1) */
     int tokens_per_second;   /* vision_config default; 0 = not read */
+    bool gptj;               /* GLM-4V's rotate_half_llm: pairs (2i, 2i + 1) */
     bool split_video_frames; /* video grids split per frame (timestamps between) */
 } mrope_models[] = {
-    {"qwen2_vl", BICL_MROPE_CHUNKED, {16, 24, 24}, false, 0, false},
-    {"qwen2_vl_text", BICL_MROPE_CHUNKED, {16, 24, 24}, false, 0, false},
-    {"qwen2_5_vl", BICL_MROPE_CHUNKED, {16, 24, 24}, false, 4, false},
-    {"qwen2_5_vl_text", BICL_MROPE_CHUNKED, {16, 24, 24}, false, 4, false},
-    {"qwen3_vl", BICL_MROPE_INTERLEAVED, {24, 20, 20}, false, 0, true},
-    {"qwen3_vl_text", BICL_MROPE_INTERLEAVED, {24, 20, 20}, false, 0, true},
-    {"qwen3_vl_moe", BICL_MROPE_INTERLEAVED, {24, 20, 20}, false, 0, true},
-    {"qwen3_vl_moe_text", BICL_MROPE_INTERLEAVED, {24, 20, 20}, false, 0, true},
-    {"glm4v", BICL_MROPE_CHUNKED, {8, 12, 12}, true, 0, true},
-    {"glm4v_text", BICL_MROPE_CHUNKED, {8, 12, 12}, true, 0, true},
+    {"qwen2_vl", {16, 24, 24}, BICL_MROPE_CHUNKED, 0, false, false},
+    {"qwen2_vl_text", {16, 24, 24}, BICL_MROPE_CHUNKED, 0, false, false},
+    {"qwen2_5_vl", {16, 24, 24}, BICL_MROPE_CHUNKED, 4, false, false},
+    {"qwen2_5_vl_text", {16, 24, 24}, BICL_MROPE_CHUNKED, 4, false, false},
+    {"qwen3_vl", {24, 20, 20}, BICL_MROPE_INTERLEAVED, 0, false, true},
+    {"qwen3_vl_text", {24, 20, 20}, BICL_MROPE_INTERLEAVED, 0, false, true},
+    {"qwen3_vl_moe", {24, 20, 20}, BICL_MROPE_INTERLEAVED, 0, false, true},
+    {"qwen3_vl_moe_text", {24, 20, 20}, BICL_MROPE_INTERLEAVED, 0, false, true},
+    {"glm4v", {8, 12, 12}, BICL_MROPE_CHUNKED, 0, true, true},
+    {"glm4v_text", {8, 12, 12}, BICL_MROPE_CHUNKED, 0, true, true},
 };
 
 static const cJSON *json_item(const cJSON *o, const char *key)
@@ -728,11 +728,13 @@ static bicl_status hf_bad(const char *prefix, const char *key, const char *why)
 static const struct mrope_model *find_mrope_model(const cJSON *root, const cJSON *text)
 {
     const cJSON *mt[2] = {json_item(text, "model_type"), json_item(root, "model_type")};
-    for (int i = 0; i < 2; ++i)
-        for (size_t j = 0;
-             cJSON_IsString(mt[i]) && j < sizeof mrope_models / sizeof mrope_models[0]; ++j)
+    for (int i = 0; i < 2; ++i) {
+        if (!mt[i] || !cJSON_IsString(mt[i]) || !mt[i]->valuestring)
+            continue;
+        for (size_t j = 0; j < sizeof mrope_models / sizeof mrope_models[0]; ++j)
             if (strcmp(mt[i]->valuestring, mrope_models[j].model_type) == 0)
                 return &mrope_models[j];
+    }
     return NULL;
 }
 
@@ -818,7 +820,7 @@ static bicl_status mrope_from_json(const char *json_text, const bicl_rope_hf_opt
                        "qwen2_5_vl, qwen3_vl, qwen3_vl_moe, glm4v and their _text configs)");
     if (st == BICL_SUCCESS)
         st = read_sections(mobj, mprefix, mm, m);
-    bicl_mrope_vision vis;
+    bicl_mrope_vision vis = {2, 0, 0};
     if (st == BICL_SUCCESS)
         st = read_vision(root, mm, &vis);
     if (st == BICL_SUCCESS && vision)
