@@ -150,6 +150,24 @@ static void config_matches_transformers(void **state)
                m.section[2], m.layout == BICL_MROPE_INTERLEAVED ? "interleaved" : "chunked",
                differ);
         cJSON_free(json);
+        /* the same config as transformers 5 saves it (rope_parameters): the same result */
+        json = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(c, "config_v5"));
+        bicl_rope_config cfg5;
+        bicl_mrope_config m5;
+        bicl_mrope_vision v5;
+        st = bicl_mrope_config_from_hf_json(json, NULL, &cfg5, &m5, &v5);
+        if (st != BICL_SUCCESS)
+            fail_msg("%s (transformers 5 layout): %s", c->string, bicl_last_error(NULL));
+        cJSON_free(json);
+        assert_int_equal(cfg5.head_dim, cfg.head_dim);
+        assert_int_equal(cfg5.rotary_dim, cfg.rotary_dim);
+        assert_int_equal(cfg5.style, cfg.style);
+        assert_true(cfg5.theta == cfg.theta && cfg5.type == cfg.type);
+        assert_memory_equal(m5.section, m.section, sizeof m.section);
+        assert_int_equal(m5.layout, m.layout);
+        assert_int_equal(v5.spatial_merge_size, v.spatial_merge_size);
+        assert_int_equal(v5.tokens_per_second, v.tokens_per_second);
+        assert_int_equal(v5.split_video_frames, v.split_video_frames);
         ++n;
     }
     assert_true(n >= 4);

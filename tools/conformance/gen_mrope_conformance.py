@@ -6,6 +6,8 @@ class (CONFIG_MAPPING[model_type].from_dict, as from_pretrained does), runs the 
 type's own text rotary class, apply_rotary_pos_emb and get_rope_index, and writes
 tests/data/conformance/rope_mrope_reference.json (only that file) with, per config:
   config         the config.json (the keys transformers reads for RoPE and get_rope_index)
+  config_v5      the same config as transformers 5 saves it (to_json_string: the
+                 rope_parameters layout)
   style          "neox" or "gptj": the pairs apply_rotary_pos_emb rotates (basis vectors)
   rotary_dim     the rotated width
   rows[i]        the position row (0 t, 1 h, 2 w) whose position rotates pair i, found by
@@ -246,7 +248,9 @@ def one_config(name):
     for lname, lay in layouts_for(cfg.model_type, merge):
         pos, deltas = rope_index(cfg, model_cls, lay)
         lays.append(dict(name=lname, **lay, positions=pos, deltas=deltas))
-    return {"config": CONFIGS[name], "head_dim": head_dim, "style": style, "rotary_dim": rd,
+    # the same config as transformers 5 writes it (save_pretrained): rope_parameters
+    v5 = json.loads(cfg.to_json_string(use_diff=False))
+    return {"config": CONFIGS[name], "config_v5": v5, "head_dim": head_dim, "style": style, "rotary_dim": rd,
             "rows": rows, "inv_freq_hf": f32_bits(rot.inv_freq), "probes": probes,
             "layouts": lays}
 
