@@ -65,6 +65,14 @@ bicl_status bicl_mrope_config_check(const bicl_rope_config *cfg, const bicl_mrop
                          "mrope struct_size %zu (call bicl_mrope_config_init; this library "
                          "expects %zu)",
                          m->struct_size, sizeof *m);
+    /* M-RoPE's pairs are the whole-head NeoX or GPT-J pairs of a plain rotary prefix;
+     * other pair layouts and types (a later rope.h may add some) are not M-RoPE's. */
+    if (cfg->style != BICL_ROPE_NEOX && cfg->style != BICL_ROPE_GPTJ)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "style %d: M-RoPE rotates neox or gptj pairs",
+                         (int)cfg->style);
+    if ((int)cfg->type > (int)BICL_ROPE_LONGROPE)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG, "type %d: not a type M-RoPE is defined with",
+                         (int)cfg->type);
     if (m->layout != BICL_MROPE_CHUNKED && m->layout != BICL_MROPE_INTERLEAVED)
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "mrope layout %d is unknown", (int)m->layout);
     int half = cfg->rotary_dim / 2;
