@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const family_names[BICL_FAMILY_COUNT] = {"cast",   "rope", "unary",   "glu",
-                                                            "binary", "mask", "selftest"};
+static const char *const family_names[BICL_FAMILY_COUNT] = {"cast",   "rope", "unary",    "glu",
+                                                            "binary", "mask", "selftest", "mrope"};
 
 const char *bicl_family_name(bicl_family family)
 {

@@ -1028,3 +1028,53 @@ bicl_status bicl_ref_positions_padded(const void *mask, bicl_dtype mask_dtype, s
     }
     return BICL_SUCCESS;
 }
+
+/* ------------------------------------------------- for M-RoPE (src/mrope.c) */
+
+bicl_status bicl_rope_check_use(bicl_context *ctx, const bicl_rope_plan *plan,
+                                bicl_rope_source source, const bicl_tensor *positions_row,
+                                const bicl_tensor *q_in, const bicl_tensor *q_out,
+                                const bicl_tensor *k_in, const bicl_tensor *k_out,
+                                bicl_rope_use *use)
+{
+    rope_views v = {0};
+    bicl_status st = check_apply(ctx, plan, &source, positions_row, q_in, q_out, k_in, k_out, &v);
+    if (st != BICL_SUCCESS)
+        return st;
+    const bicl_rope_config *c = &plan->cfg;
+    *use = (bicl_rope_use){v.B,
+                           v.S,
+                           v.T,
+                           v.hq,
+                           v.hk,
+                           v.q_in_place,
+                           v.k_in_place,
+                           source,
+                           source_limit(plan, source),
+                           plan->half,
+                           c->head_dim - c->rotary_dim,
+                           c->style == BICL_ROPE_GPTJ,
+                           c->angle_mode == BICL_ROPE_ANGLE_HF,
+                           plan->min_items,
+                           plan->table_mem,
+                           plan->inv_mem,
+                           plan->inv_f_mem,
+                           plan->err_mem,
+                           plan->attn,
+                           plan->attn_f};
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_rope_plan_limit(const bicl_rope_plan *plan, bicl_rope_source *source, int *limit)
+{
+    bicl_status st = plan_source(plan, source);
+    if (st == BICL_SUCCESS)
+        *limit = source_limit(plan, *source);
+    return st;
+}
+
+void bicl_rope_plan_layout(const bicl_rope_plan *plan, bicl_rope_style *style, int *head_dim)
+{
+    *style = plan->cfg.style;
+    *head_dim = plan->cfg.head_dim;
+}

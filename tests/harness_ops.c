@@ -1092,6 +1092,150 @@ static int slice_oracle(const harness_op *op, void *state, int32_t position, con
     return oracle_finish(exact);
 }
 
+/* ================================================================ mrope */
+
+/* M-RoPE (bicl/mrope.h) on the standard workload. The layouts give one position per
+ * token; the adapter spreads it over three distinct rows, a fixed function of it alone
+ * (t = p, h = p / 3, w = p mod 1021; a negative p stays in all rows), so that every
+ * pair's row matters and a token's rows never depend on its batch. The reference and
+ * the oracle rotate pair i at its row's position (bicl_mrope_pair_row). */
+typedef struct mrope_def {
+    rope_def base; /* first: head_view and the rope helpers read it */
+    bicl_mrope_config m;
+} mrope_def;
+
+typedef struct mrope_state {
+    bicl_mrope_plan *plan;
+    rope_state rows[3]; /* the oracle's cos/sin per row (their plans unused) */
+} mrope_state;
+
+static void mrope_rows(int32_t p, int32_t r[3])
+{
+    r[0] = p;
+    r[1] = p >= 0 ? p / 3 : p;
+    r[2] = p >= 0 ? p % 1021 : p;
+}
+
+static bicl_status mrope_setup(const harness_op *op, bicl_context *ctx, void **state)
+{
+    const mrope_def *def = op->params;
+    const bicl_rope_config *c = &def->base.cfg;
+    if (!ctx)
+        return BICL_ERR_NULL_POINTER;
+    if (c->rotary_dim / 2 > MAX_HALF)
+        return BICL_ERR_INVALID_CONFIG;
+    mrope_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return BICL_ERR_OUT_OF_HOST_MEMORY;
+    int table = def->base.source == BICL_ROPE_SOURCE_TABLE ? ROPE_TABLE_POSITIONS : 0;
+    bicl_status st = bicl_mrope_plan_create(ctx, c, &def->m, table, 0, &s->plan);
+    for (int r = 0; r < 3 && st == BICL_SUCCESS; ++r) {
+        st = bicl_rope_plan_inv_freq(bicl_mrope_plan_rope(s->plan), s->rows[r].inv,
+                                     (size_t)c->rotary_dim / 2, &s->rows[r].attn);
+        for (int i = 0; st == BICL_SUCCESS && i < c->rotary_dim / 2; ++i)
+            st = bicl_rope_hf_inv_freq_f32(c, i, &s->rows[r].inv_f[i]);
+        s->rows[r].cached = -1;
+    }
+    if (st != BICL_SUCCESS) {
+        bicl_mrope_plan_free(s->plan);
+        free(s);
+        return st;
+    }
+    *state = s;
+    return BICL_SUCCESS;
+}
+
+static void mrope_teardown(const harness_op *op, void *state)
+{
+    (void)op;
+    mrope_state *s = state;
+    if (s)
+        bicl_mrope_plan_free(s->plan);
+    free(s);
+}
+
+/* The layout's positions as [3, B, S] or [3, T] in a buffer of the call's. */
+static bicl_status mrope_run(const harness_op *op, const harness_call *call)
+{
+    const mrope_def *def = op->params;
+    mrope_state *s = call->state;
+    int32_t *rows = malloc(3 * call->rows * sizeof *rows);
+    if (!rows)
+        return BICL_ERR_OUT_OF_HOST_MEMORY;
+    for (size_t t = 0; t < call->rows; ++t) {
+        int32_t r[3];
+        mrope_rows(call->positions[t], r);
+        for (int a = 0; a < 3; ++a)
+            rows[(size_t)a * call->rows + t] = r[a];
+    }
+    cl_mem pm = host_buffer(call, rows, 3 * call->rows * sizeof *rows);
+    free(rows);
+    if (!pm)
+        return BICL_ERR_OUT_OF_DEVICE_MEMORY;
+    size_t shape[3] = {3, call->batch, call->seq}, flat[2] = {3, call->rows};
+    bicl_tensor pos = call->batch > 1 ? bicl_tensor_contiguous(pm, BICL_I32, 0, 3, shape)
+                                      : bicl_tensor_contiguous(pm, BICL_I32, 0, 2, flat);
+    bicl_tensor qi = head_view(op, call, false, 0), ki = head_view(op, call, false, 1);
+    bicl_tensor qo = head_view(op, call, true, 0), ko = head_view(op, call, true, 1);
+    bicl_status st = bicl_mrope_apply(call->ctx, call->queue, s->plan, def->base.source, 0, &pos,
+                                      &qi, &qo, &ki, &ko, 0, NULL, NULL);
+    unsigned bad = 0;
+    int first_bad = 0;
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_errors(call->ctx, call->queue, bicl_mrope_plan_rope(s->plan), &bad,
+                              &first_bad, 0, NULL);
+    clFinish(call->queue); /* the positions buffer is released next */
+    clReleaseMemObject(pm);
+    return st;
+}
+
+static bicl_status mrope_reference(const harness_op *op, void *state, int32_t position,
+                                   const void *const *in, void *const *out)
+{
+    const mrope_def *def = op->params;
+    mrope_state *s = state;
+    size_t d = (size_t)def->base.cfg.head_dim;
+    bicl_dtype it = op->in[0].dtype, ot = op->out[0].dtype;
+    int32_t r[3];
+    mrope_rows(position, r);
+    bicl_status st = BICL_SUCCESS;
+    for (int j = 0; j < 2 && st == BICL_SUCCESS; ++j)
+        for (size_t h = 0; h < op->in[j].features / d && st == BICL_SUCCESS; ++h)
+            st = bicl_ref_mrope_head(s->plan, def->base.source, 0, r, it,
+                                     (const unsigned char *)in[j] + h * d * bicl_dtype_size(it), ot,
+                                     (unsigned char *)out[j] + h * d * bicl_dtype_size(ot));
+    return st;
+}
+
+/* rope_oracle's rotation with the cos/sin of the pair's row at that row's position. */
+static int mrope_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
+                        int out_index, size_t element, mpfr_ptr exact)
+{
+    const mrope_def *def = op->params;
+    mrope_state *s = state;
+    size_t d = (size_t)def->base.cfg.head_dim, half = (size_t)def->base.cfg.rotary_dim / 2;
+    size_t base = element / d * d, e = element % d;
+    bicl_dtype dt = op->in[0].dtype;
+    const void *row = in[out_index];
+    if (e >= 2 * half) {
+        set_value(exact, value_at(dt, row, element));
+        return oracle_finish(exact);
+    }
+    bool gptj = def->base.cfg.style == BICL_ROPE_GPTJ;
+    size_t pair = gptj ? e / 2 : e % half;
+    bool first = gptj ? e % 2 == 0 : e < half;
+    size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
+    double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
+    if (isnan(own) || isnan(other))
+        return oracle_nan(exact);
+    int32_t r[3];
+    mrope_rows(position, r);
+    int a = bicl_mrope_pair_row(&def->m, (int)pair);
+    rope_cos_sin(&def->base, &s->rows[a], r[a]);
+    exact_rotation(exact, own, other, s->rows[a].c[pair], s->rows[a].s[pair], first);
+    return oracle_finish(exact);
+}
+
 /* ================================================================ positions */
 
 /* The builders write one i32 per token; they have no inputs: what they read (cu_seqlens,
@@ -1582,6 +1726,90 @@ static void add_rope_slices(void)
 }
 /* ---- end of rope slices ---- */
 
+/* M-RoPE: Qwen2-VL's chunked sections (every variant), Qwen3-VL's interleaved ones and
+ * GLM-4V's GPT-J pairs with partial rotary (hf angles, inline cos/sin). */
+static mrope_def mrope_defs[3];
+
+static void add_mrope(void)
+{
+    static const struct {
+        const char *name;
+        int head_dim, rotary_dim;
+        bicl_rope_style style;
+        double theta;
+        bicl_mrope_layout layout;
+        int section[3];
+        bicl_rope_angle_mode mode;
+        bicl_rope_source source;
+        bicl_dtype dt;
+    } cfgs[3] = {
+        {"qwen2_vl_7b",
+         128,
+         128,
+         BICL_ROPE_NEOX,
+         1e6,
+         BICL_MROPE_CHUNKED,
+         {16, 24, 24},
+         BICL_ROPE_ANGLE_EXACT,
+         BICL_ROPE_SOURCE_TABLE,
+         BICL_BF16},
+        {"qwen3_vl_8b",
+         128,
+         128,
+         BICL_ROPE_NEOX,
+         5e6,
+         BICL_MROPE_INTERLEAVED,
+         {24, 20, 20},
+         BICL_ROPE_ANGLE_EXACT,
+         BICL_ROPE_SOURCE_TABLE,
+         BICL_BF16},
+        {"glm4_1v_9b",
+         128,
+         64,
+         BICL_ROPE_GPTJ,
+         1e4,
+         BICL_MROPE_CHUNKED,
+         {8, 12, 12},
+         BICL_ROPE_ANGLE_HF,
+         BICL_ROPE_SOURCE_INLINE,
+         BICL_F32},
+    };
+    for (int k = 0; k < 3; ++k) {
+        mrope_def *def = &mrope_defs[k];
+        snprintf(def->base.name, sizeof def->base.name, "%s", cfgs[k].name);
+        bicl_rope_config_init(&def->base.cfg, cfgs[k].head_dim, cfgs[k].rotary_dim);
+        def->base.cfg.style = cfgs[k].style;
+        def->base.cfg.theta = cfgs[k].theta;
+        def->base.cfg.angle_mode = cfgs[k].mode;
+        def->base.hq = 4;
+        def->base.hk = 2;
+        def->base.source = cfgs[k].source;
+        bicl_mrope_config_init(&def->m);
+        def->m.layout = cfgs[k].layout;
+        memcpy(def->m.section, cfgs[k].section, sizeof def->m.section);
+        size_t d = (size_t)cfgs[k].head_dim;
+        bicl_dtype dt = cfgs[k].dt;
+        harness_op op = {.name = "mrope", .n_in = 2, .n_out = 2, .params = def};
+        op.in[0] = operand("q", dt, 4 * d);
+        op.in[1] = operand("k", dt, 2 * d);
+        op.out[0] = operand("q_out", dt, 4 * d);
+        op.out[1] = operand("k_out", dt, 2 * d);
+        bool inl = cfgs[k].source == BICL_ROPE_SOURCE_INLINE;
+        op.max_position = inl ? 0 : ROPE_TABLE_POSITIONS - 1;
+        op.run = mrope_run;
+        op.reference = mrope_reference;
+        op.oracle = mrope_oracle;
+        op.setup = mrope_setup;
+        op.teardown = mrope_teardown;
+        op.flags = variant_flags(k == 0) | (inl ? HARNESS_OP_NEEDS_FP64 : 0u);
+        char label[96];
+        snprintf(label, sizeof label, "%s/%s/%s/%s", cfgs[k].name,
+                 cfgs[k].mode == BICL_ROPE_ANGLE_HF ? "hf" : "exact", inl ? "inline" : "table",
+                 bicl_dtype_name(dt));
+        add_op(op, label);
+    }
+}
+
 static void add_positions(void)
 {
     harness_op op = {.name = "positions_packed", .n_in = 0, .n_out = 1};
@@ -1609,6 +1837,7 @@ static void build_registry(void)
     add_rope();
     add_rope_slices();
     add_positions();
+    add_mrope();
 }
 
 size_t harness_op_count(void)

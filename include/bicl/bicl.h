@@ -344,5 +344,6 @@ BICL_API uint16_t bicl_ref_f32_to_bf16(float x);
 
 #include "bicl/pointwise.h"
 #include "bicl/rope.h"
+#include "bicl/mrope.h"
 
 #endif /* BICL_BICL_H */

@@ -148,8 +148,8 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  *   (or type) of default, linear, llama3, yarn, dynamic, longrope or proportional (the
  *   whole head, rope_angles = int(partial_rotary_factor * head_dim // 2)) with that
  *   type's keys, by transformers 5's precedence rules (docs/api.md). Qwen2-VL's "mrope"
- *   is read as default (text-only positions: every axis has the same id), Phi-3's "su"
- *   as longrope.
+ *   is read as default (text-only positions: every axis has the same id; distinct axis
+ *   positions: bicl/mrope.h), Phi-3's "su" as longrope.
  *   Multi-head latent attention (deepseek_v2, deepseek_v3, minicpm3; kimi_k2 whose
  *   architectures name DeepseekV3ForCausalLM): head_dim = qk_nope_head_dim +
  *   qk_rope_head_dim, rotary_offset = qk_nope_head_dim, k_head_dim = qk_rope_head_dim,

@@ -453,6 +453,52 @@ static cl_mem positions(bench *b, size_t tokens, int rows)
     return m;
 }
 
+/* M-RoPE as the RoPE row (32 q + 8 k heads x 128, bf16 in place, table): Qwen2-VL's
+ * chunked sections, positions [3, T] with three distinct rows. */
+typedef struct mrope_arg {
+    bicl_mrope_plan *plan;
+    size_t tokens;
+    cl_mem pos;
+} mrope_arg;
+
+static bicl_status run_mrope(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    (void)n;
+    mrope_arg *r = arg;
+    size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128}, ps[2] = {3, r->tokens};
+    bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
+    bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
+    bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 2, ps);
+    return bicl_mrope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &q, &k, &k, 0,
+                            NULL, ev);
+}
+
+static mrope_arg mrope_setup(bench *b, size_t tokens, int table_rows)
+{
+    bicl_rope_config c;
+    bicl_rope_config_init(&c, 128, 128);
+    c.theta = 1000000.0;
+    bicl_mrope_config m;
+    bicl_mrope_config_init(&m);
+    m.section[0] = 16;
+    m.section[1] = 24;
+    m.section[2] = 24;
+    mrope_arg r = {NULL, tokens, NULL};
+    bicl_status st = bicl_mrope_plan_create(b->ctx, &c, &m, table_rows, 0, &r.plan);
+    if (st != BICL_SUCCESS)
+        die("mrope plan", st);
+    int32_t *p = malloc(3 * tokens * sizeof *p);
+    for (size_t t = 0; t < tokens; ++t) {
+        p[t] = (int32_t)(t % (size_t)table_rows);
+        p[tokens + t] = (int32_t)((t / 7) % (size_t)table_rows);
+        p[2 * tokens + t] = (int32_t)((t % 13) % (size_t)table_rows);
+    }
+    cl_int err;
+    r.pos = clCreateBuffer(b->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, 3 * tokens * 4, p, &err);
+    free(p);
+    return r;
+}
+
 /* ------------------------------------------------------------ reporting */
 
 typedef struct row {
@@ -950,6 +996,15 @@ int main(int argc, char **argv)
                     0);
             clReleaseMemObject(r.pos);
             bicl_rope_plan_free(r.plan);
+        }
+        { /* M-RoPE, the same shape, positions [3, T] */
+            size_t tokens = bytes / (32 * 128 * 2);
+            mrope_arg r = mrope_setup(&b, tokens, 8192);
+            double t = time_op(&b, run_mrope, 0, &r);
+            double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 12;
+            add_row("mrope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
+            clReleaseMemObject(r.pos);
+            bicl_mrope_plan_free(r.plan);
         }
         table_rows(&b, bytes, copy_gbs, s == n_sizes - 1);
         fprintf(stderr, "  %zu MiB done\n", bytes >> 20);

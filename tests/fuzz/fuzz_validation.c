@@ -363,6 +363,32 @@ static void fuzz_hf_json(const uint8_t *data, size_t n)
         check_accepted(&c);
         bicl_rope_config_release(&c); /* LeakSanitizer checks the rest */
     }
+    /* The M-RoPE reader on the same text: an accepted config passes the checks, every
+     * pair has a row and the rows get exactly the sections' pair counts. */
+    bicl_mrope_config m;
+    bicl_mrope_vision v;
+    memset(&m, 0x5a, sizeof m);
+    memset(&c, 0x5a, sizeof c);
+    st = bicl_mrope_config_from_hf_json(text, NULL, &c, &m, &v);
+    REQUIRE(st == BICL_SUCCESS || st == BICL_ERR_INVALID_CONFIG ||
+                st == BICL_ERR_OUT_OF_HOST_MEMORY,
+            "mrope status %d", st);
+    if (st == BICL_SUCCESS) {
+        bicl_status chk = bicl_mrope_config_check(&c, &m);
+        REQUIRE(chk == BICL_SUCCESS, "parsed mrope config refused: %s", bicl_last_error(NULL));
+        int counts[3] = {0, 0, 0};
+        for (int i = 0; i < c.rotary_dim / 2; ++i) {
+            int row = bicl_mrope_pair_row(&m, i);
+            REQUIRE(row >= 0 && row <= 2, "pair %d row %d", i, row);
+            counts[row]++;
+        }
+        for (int a = 0; a < 3; ++a)
+            REQUIRE(counts[a] == m.section[a], "row %d: %d pairs, section %d", a, counts[a],
+                    m.section[a]);
+        REQUIRE(v.spatial_merge_size >= 1 && v.tokens_per_second >= 0, "vision %d %d",
+                v.spatial_merge_size, v.tokens_per_second);
+        check_accepted(&c);
+    }
     free(text);
 }
 
