@@ -3,6 +3,7 @@
 #define BICL_INTERNAL_H
 
 #include "bicl/bicl.h"
+#include "ops.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -51,13 +51,6 @@ static bool finite(float v)
 
 #define TABLE_ENTRIES 65536u
 
-/* Op names as the kernel instances spell them (tanh is a macro in OpenCL headers). */
-static const char *const unary_names[BICL_UNARY_COUNT_] = {
-    "identity", "relu", "relu2",     "silu",       "sigmoid",
-    "tanh_op",  "gelu", "gelu_tanh", "gelu_quick", "softcap"};
-static const char *const glu_names[BICL_GLU_COUNT_] = {"swiglu", "geglu", "geglu_tanh", "reglu",
-                                                       "swiglu_oai"};
-
 typedef enum table_family { TABLE_UNARY = 0, TABLE_GLU = 1 } table_family;
 
 /* A table: which op, the input dtype, and the dtype of its entries. Unary: y's dtype
@@ -79,19 +72,6 @@ struct bicl_act_table {
 static bool is16(bicl_dtype d)
 {
     return d == BICL_F16 || d == BICL_BF16;
-}
-
-/* The ops without a parameter whose evaluation costs more than a load: relu, relu2 and
- * reglu are already memory-bound, softcap and swiglu_oai have parameters. */
-static bool unary_has_table(bicl_unary_op op)
-{
-    return op == BICL_UNARY_SILU || op == BICL_UNARY_SIGMOID || op == BICL_UNARY_TANH ||
-           op == BICL_UNARY_GELU || op == BICL_UNARY_GELU_TANH || op == BICL_UNARY_GELU_QUICK;
-}
-
-static bool glu_has_table(bicl_glu_act act)
-{
-    return act == BICL_GLU_SWIGLU || act == BICL_GLU_GEGLU || act == BICL_GLU_GEGLU_TANH;
 }
 
 static bool same_key(const table_key *a, const table_key *b)
@@ -129,7 +109,7 @@ static bicl_status table_values(const table_key *k, void *out)
         uint16_t one_bits = k->in == BICL_BF16 ? 0x3f80u : 0x3c00u;
         for (uint32_t i = 0; i < TABLE_ENTRIES; ++i)
             one[i] = one_bits;
-        bicl_glu_params p = {0.0f, 0.0f, k->entry != BICL_F32};
+        bicl_glu_params p = {.round_act_to_storage = k->entry != BICL_F32};
         st = bicl_ref_glu((bicl_glu_act)k->code, &p, k->in, x, one, k->entry, out, TABLE_ENTRIES);
     }
     free(x);
@@ -141,11 +121,11 @@ static bicl_status table_values(const table_key *k, void *out)
 static void table_name(const table_key *k, char *buf, size_t n)
 {
     if (k->family == TABLE_UNARY)
-        snprintf(buf, n, "%s %s -> %s", unary_names[k->code], bicl_dtype_tag(k->in),
+        snprintf(buf, n, "%s %s -> %s", bicl_unary_info(k->code)->name, bicl_dtype_tag(k->in),
                  bicl_dtype_tag(k->entry));
     else
-        snprintf(buf, n, "%s%s gate %s", glu_names[k->code], k->entry != BICL_F32 ? " rounded" : "",
-                 bicl_dtype_tag(k->in));
+        snprintf(buf, n, "%s%s gate %s", bicl_glu_info(k->code)->name,
+                 k->entry != BICL_F32 ? " rounded" : "", bicl_dtype_tag(k->in));
 }
 
 /* The device buffer of table k, built on first use. The host work runs outside the
@@ -256,15 +236,12 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
         return st;
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_unary: unknown op %d", (int)op);
-    float cap = 0.0f;
-    if (op == BICL_UNARY_SOFTCAP) {
-        if (!params)
-            return bicl_fail(BICL_ERR_NULL_POINTER, "softcap needs params");
-        cap = params->softcap;
-        if (!finite(cap) || !(cap > 0.0f))
-            return bicl_fail(BICL_ERR_INVALID_PARAMETER, "softcap %g: must be finite and > 0",
-                             (double)cap);
-    }
+    const bicl_op_info *info = bicl_unary_info(op); /* NULL: the identity */
+    float p[BICL_OP_MAX_PARAMS] = {0};
+    if (info)
+        st = bicl_unary_params_gather(info, params, p, "bicl_unary", true);
+    if (st != BICL_SUCCESS)
+        return st;
     bicl_tensor xv;
     st = check_output(ctx, y, "y");
     if (st == BICL_SUCCESS)
@@ -278,18 +255,22 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
         return bicl_launch_cast(ctx, queue, ops, n_wait, wait, done);
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    if (ctx->act_tables && is16(x->dtype) && unary_has_table(op)) {
+    if (ctx->act_tables && is16(x->dtype) && info->table) {
         table_key k = {TABLE_UNARY, (int)op, x->dtype, y->dtype};
         snprintf(base, sizeof base, "unary_table_%s_%s", ti, to);
         snprintf(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
         return table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2, n_wait, wait,
                             done);
     }
-    snprintf(base, sizeof base, "unary_%s_%s_%s", unary_names[op], ti, to);
-    snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %s)", unary_names[op], ti, to);
-    bicl_kernel_arg extra[1] = {{sizeof cap, &cap}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra, 1,
-                                   n_wait, wait, done);
+    snprintf(base, sizeof base, "unary_%s_%s_%s", info->kname, ti, to);
+    snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %d, %s, %s)", info->kname, info->id,
+             info->n_params, ti, to);
+    /* p0 always (cl/unary.cl: every kernel takes it), p1... as the op has them */
+    bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {
+        {sizeof p[0], &p[0]}, {sizeof p[1], &p[1]}, {sizeof p[2], &p[2]}, {sizeof p[3], &p[3]}};
+    int n_extra = info->n_params > 1 ? info->n_params : 1;
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra,
+                                   n_extra, n_wait, wait, done);
 }
 
 /* ------------------------------------------------------------------ glu */
@@ -303,18 +284,13 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return st;
     if ((int)act < 0 || act >= BICL_GLU_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_glu: unknown activation %d", (int)act);
-    bicl_glu_params p = {0.0f, 0.0f, 0};
-    if (params)
-        p = *params;
-    if (act == BICL_GLU_SWIGLU_OAI) {
-        if (!params)
-            return bicl_fail(BICL_ERR_NULL_POINTER, "swiglu_oai needs params (alpha, limit)");
-        if (!finite(p.alpha) || !finite(p.limit) || !(p.limit > 0.0f))
-            return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                             "swiglu_oai: alpha %g and limit %g must be finite, limit > 0",
-                             (double)p.alpha, (double)p.limit);
-    }
-    if (p.round_act_to_storage != 0 && p.round_act_to_storage != 1)
+    const bicl_op_info *info = bicl_glu_info(act);
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_glu_params_gather(info, params, p, "bicl_glu", true);
+    if (st != BICL_SUCCESS)
+        return st;
+    int round_act = params ? params->round_act_to_storage : 0;
+    if (round_act != 0 && round_act != 1)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "round_act_to_storage must be 0 or 1");
     bicl_tensor gv, uv;
     st = check_output(ctx, y, "y");
@@ -333,21 +309,23 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return st;
     const char *ti = bicl_dtype_tag(gate->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    if (ctx->act_tables && is16(gate->dtype) && glu_has_table(act)) {
-        bool round = p.round_act_to_storage != 0;
+    bool up_first = info->order == BICL_GLU_ORDER_UP;
+    if (ctx->act_tables && is16(gate->dtype) && info->table) {
+        bool round = round_act != 0;
         table_key k = {TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
-        snprintf(base, sizeof base, "glu_table%s_%s_%s", round ? "16" : "", ti, to);
-        snprintf(instance, sizeof instance, "GLU_TABLE(%s, %s)", ti, to);
+        snprintf(base, sizeof base, "glu_table%s%s_%s_%s", round ? "16" : "", up_first ? "_up" : "",
+                 ti, to);
+        snprintf(instance, sizeof instance, "GLU_TABLE%s(%s, %s)", up_first ? "_UP" : "", ti, to);
         const bicl_tensor *tops[3] = {&gv, &uv, y};
         return table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait, wait,
                             done);
     }
-    snprintf(base, sizeof base, "glu_%s_%s_%s", glu_names[act], ti, to);
-    snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s)", glu_names[act], ti, to);
-    cl_int round_dt = p.round_act_to_storage ? (cl_int)gate->dtype : (cl_int)BICL_F32;
+    snprintf(base, sizeof base, "glu_%s_%s_%s", info->kname, ti, to);
+    snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s, %s)", info->kname, info->id, ti, to);
+    cl_int round_dt = round_act ? (cl_int)gate->dtype : (cl_int)BICL_F32;
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {
-        {sizeof p.alpha, &p.alpha}, {sizeof p.limit, &p.limit}, {sizeof round_dt, &round_dt}};
+        {sizeof p[0], &p[0]}, {sizeof p[1], &p[1]}, {sizeof round_dt, &round_dt}};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, instance, base, ops, 3, extra, 3,
                                    n_wait, wait, done);
 }
@@ -374,16 +352,21 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
         return bicl_fail(BICL_ERR_SHAPE_MISMATCH,
                          "x's last dim (%zu) must be even and twice y's, with equal ranks",
                          x->shape[last]);
-    bicl_tensor gate = *x, up = *x;
+    /* first and second operand of x: gate then up, or up then gate for an up-first
+     * activation (vLLM's MulAndSilu: x[..., :F] * silu(x[..., F:])) */
+    bicl_tensor first = *x, second = *x;
     size_t f = x->shape[last] / 2;
-    gate.shape[last] = up.shape[last] = f;
+    first.shape[last] = second.shape[last] = f;
     if (layout == BICL_GLU_HALVES) {
-        up.offset += f * (size_t)x->stride[last];
+        second.offset += f * (size_t)x->stride[last];
     } else {
-        gate.stride[last] = up.stride[last] = 2 * x->stride[last];
-        up.offset += (size_t)x->stride[last];
+        first.stride[last] = second.stride[last] = 2 * x->stride[last];
+        second.offset += (size_t)x->stride[last];
     }
-    return bicl_glu(ctx, queue, act, params, &gate, &up, y, n_wait, wait, done);
+    const bicl_op_info *info = bicl_glu_info(act);
+    if (info && info->order == BICL_GLU_ORDER_UP)
+        return bicl_glu(ctx, queue, act, params, &second, &first, y, n_wait, wait, done);
+    return bicl_glu(ctx, queue, act, params, &first, &second, y, n_wait, wait, done);
 }
 
 /* --------------------------------------------------------------- binary */
