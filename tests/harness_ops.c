@@ -265,6 +265,101 @@ static void exact_softcap(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float 
     mpfr_mul_d(r, r, (double)p[0], MPFR_RNDN);
 }
 
+/* min(max(x, 0), 6), +0 for x <= 0 */
+static void exact_relu6(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    if (mpfr_sgn(x) <= 0)
+        mpfr_set_zero(r, 1);
+    else if (mpfr_cmp_ui(x, 6) > 0)
+        mpfr_set_ui(r, 6, MPFR_RNDN);
+    else
+        mpfr_set(r, x, MPFR_RNDN);
+}
+
+/* x > 0 ? x : x * slope, slope = p0 (the product is exact at PREC bits) */
+static void exact_leaky_relu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    if (mpfr_sgn(x) > 0)
+        mpfr_set(r, x, MPFR_RNDN);
+    else
+        mpfr_mul_d(r, x, (double)p[0], MPFR_RNDN);
+}
+
+/* x > threshold ? x : +0, threshold = p0 */
+static void exact_fatrelu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    if (mpfr_cmp_d(x, (double)p[0]) > 0)
+        mpfr_set(r, x, MPFR_RNDN);
+    else
+        mpfr_set_zero(r, 1);
+}
+
+/* x min(max(x + 3, 0), 6) / 6; the limit -0 at -inf (x * 0 with x < 0 below -3) */
+static void exact_hardswish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    if (mpfr_cmp_si(x, -3) <= 0) {
+        mpfr_set_zero(r, -1);
+        return;
+    }
+    if (mpfr_cmp_ui(x, 3) >= 0) {
+        mpfr_set(r, x, MPFR_RNDN);
+        return;
+    }
+    mpfr_add_ui(r, x, 3, MPFR_RNDN);
+    mpfr_mul(r, r, x, MPFR_RNDN);
+    mpfr_div_ui(r, r, 6, MPFR_RNDN);
+}
+
+/* x tanh(log(1 + e^x)); at -inf the limit -0 */
+static void exact_mish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    mpfr_t t;
+    mpfr_init2(t, PREC);
+    mpfr_exp(t, x, MPFR_RNDN);
+    mpfr_log1p(t, t, MPFR_RNDN);
+    mpfr_tanh(t, t, MPFR_RNDN);
+    mul_limit(r, x, t);
+    mpfr_clear(t);
+}
+
+/* xIELU in transformers' order, every operation rounded to f32 (the formula of
+ * bicl_math_act_f32.h), expm1 exact; p = (alpha_p, alpha_n, beta, eps). The last sum
+ * is left to the harness's final rounding. */
+static void exact_xielu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    mpfr_t a, b;
+    mpfr_inits2(PREC, a, b, (mpfr_ptr)0);
+    mpfr_mul_d(b, x, (double)p[2], MPFR_RNDN); /* beta x */
+    round_to(BICL_F32, b);
+    if (mpfr_sgn(x) > 0) {
+        mpfr_mul_d(a, x, (double)p[0], MPFR_RNDN);
+        round_to(BICL_F32, a);
+        mpfr_mul(a, a, x, MPFR_RNDN);
+    } else {
+        if (mpfr_cmp_d(x, (double)p[3]) < 0)
+            mpfr_set(a, x, MPFR_RNDN);
+        else
+            mpfr_set_d(a, (double)p[3], MPFR_RNDN);
+        mpfr_expm1(a, a, MPFR_RNDN);
+        round_to(BICL_F32, a);
+        mpfr_sub(a, a, x, MPFR_RNDN);
+        round_to(BICL_F32, a);
+        mpfr_mul_d(a, a, (double)p[1], MPFR_RNDN);
+    }
+    round_to(BICL_F32, a);
+    mpfr_add(r, a, b, MPFR_RNDN);
+    mpfr_clears(a, b, (mpfr_ptr)0);
+}
+
 /* r = f(v) rounded to f32, NaN for a NaN v. */
 static int oracle_apply(exact_fn f, double v, const float *p, mpfr_ptr exact)
 {
@@ -388,6 +483,7 @@ static const struct {
     {"swiglu", BICL_GLU_HALVES, "swiglu_halves"},
     {"swiglu", BICL_GLU_INTERLEAVED, "swiglu_interleaved"},
     {"swiglu_oai", BICL_GLU_INTERLEAVED, "swiglu_oai_interleaved"},
+    {"mul_and_silu", BICL_GLU_HALVES, "mul_and_silu_halves"}, /* [up | gate] */
 };
 #define N_GLU_FUSED (sizeof glu_fused / sizeof glu_fused[0])
 static glu_def glu_defs[2 * BICL_GLU_COUNT_ + N_GLU_FUSED];

@@ -389,7 +389,12 @@ static uint32_t bits_f(float f)
 static uint32_t unary_bits(bicl_unary_op op, uint32_t x, float cap)
 {
     float in = f_bits(x), out;
-    bicl_unary_params p = {.softcap = cap};
+    bicl_unary_params p = {.softcap = cap,
+                           .negative_slope = 0.01f,
+                           .alpha_p = 0.8f,
+                           .alpha_n = 0.8f,
+                           .beta = 0.5f,
+                           .eps = -1e-6f};
     assert_int_equal(bicl_ref_unary(op, &p, BICL_F32, &in, BICL_F32, &out, 1), BICL_SUCCESS);
     return bits_f(out);
 }
@@ -417,6 +422,25 @@ static void special_value_semantics(void **state)
     assert_int_equal(unary_bits(BICL_UNARY_GELU_TANH, nz, 0), nz);
     assert_int_equal(unary_bits(BICL_UNARY_SOFTCAP, pinf, 30.0f), bits_f(30.0f));
     assert_int_equal(unary_bits(BICL_UNARY_SOFTCAP, snan, 30.0f), 0x7fc00123u);
+    /* the registry's later activations (cl/bicl_math_act_f32.h) */
+    assert_int_equal(unary_bits(BICL_UNARY_RELU6, nz, 0), pz);
+    assert_int_equal(unary_bits(BICL_UNARY_RELU6, pinf, 0), bits_f(6.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_RELU6, snan, 0), 0x7fc00123u);
+    assert_int_equal(unary_bits(BICL_UNARY_LEAKY_RELU, nz, 0), nz); /* -0 * slope */
+    assert_int_equal(unary_bits(BICL_UNARY_LEAKY_RELU, ninf, 0), ninf);
+    assert_int_equal(unary_bits(BICL_UNARY_LEAKY_RELU, bits_f(-2.0f), 0), bits_f(-0.02f));
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, ninf, 0), nz); /* the limit, not NaN */
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, bits_f(-3.0f), 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, bits_f(3.0f), 0), bits_f(3.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, bits_f(1.5f), 0), bits_f(1.125f));
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_MISH, ninf, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_MISH, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_MISH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, ninf, 0), 0x7fc00000u); /* inf - inf */
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, snan, 0), 0x7fc00123u);
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, bits_f(2.0f), 0), bits_f(4.2f)); /* .8*4+1 */
     /* binary: inf - inf is the canonical NaN, not the x86 default NaN 0xffc00000 */
     float a = f_bits(pinf), b = f_bits(pinf), y;
     bicl_ref_binary(BICL_BINARY_SUB, BICL_F32, &a, BICL_F32, &b, BICL_F32, &y, 1);
@@ -433,6 +457,22 @@ static void special_value_semantics(void **state)
     bicl_glu_params gp = {0};
     bicl_ref_glu(BICL_GLU_REGLU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
     assert_int_equal(bits_f(y), 0x7fc00000u);
+    /* mul_and_silu multiplies up first: of two NaNs, up's wins (swiglu: the gate's) */
+    g = f_bits(0x7fa00001u);
+    u = f_bits(qnan_neg);
+    bicl_ref_glu(BICL_GLU_MUL_AND_SILU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), qnan_neg);
+    bicl_ref_glu(BICL_GLU_SWIGLU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), 0x7fe00001u);
+    /* fatrelu: gate > threshold passes, else +0 (times up) */
+    bicl_glu_params fp = {.threshold = 0.5f};
+    g = 0.5f;
+    u = 3.0f;
+    bicl_ref_glu(BICL_GLU_FATRELU, &fp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), pz);
+    g = 0.75f;
+    bicl_ref_glu(BICL_GLU_FATRELU, &fp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), bits_f(2.25f));
     /* mask fill over NaN: the fill wins; unmasked NaN bits pass unchanged */
     float xs[2] = {f_bits(snan), f_bits(snan)}, ys[2];
     uint8_t sel[2] = {1, 0};
@@ -977,7 +1017,9 @@ static void bad_inputs_write_nothing(void **state)
     cl_command_queue q = env->queue;
     bicl_unary_params bad_cap = {.softcap = 0.0f}, nan_cap = {.softcap = NAN};
     bicl_glu_params bad_limit = {.alpha = 1.702f, .limit = -1.0f},
-                    bad_round = {.round_act_to_storage = 2};
+                    bad_round = {.round_act_to_storage = 2},
+                    inf_threshold = {.threshold = INFINITY};
+    bicl_unary_params nan_eps = {.alpha_p = 0.8f, .alpha_n = 0.8f, .beta = 0.5f, .eps = NAN};
     struct {
         const char *what;
         bicl_status got, want;
@@ -1006,6 +1048,16 @@ static void bad_inputs_write_nothing(void **state)
          BICL_ERR_INVALID_ENUM},
         {"swiglu_oai negative limit",
          bicl_glu(c, q, BICL_GLU_SWIGLU_OAI, &bad_limit, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"leaky_relu without params",
+         bicl_unary(c, q, BICL_UNARY_LEAKY_RELU, NULL, &x, &y, 0, NULL, NULL),
+         BICL_ERR_NULL_POINTER},
+        {"xielu eps NaN", bicl_unary(c, q, BICL_UNARY_XIELU, &nan_eps, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"fatrelu without params",
+         bicl_glu(c, q, BICL_GLU_FATRELU, NULL, &x, &x, &y, 0, NULL, NULL), BICL_ERR_NULL_POINTER},
+        {"fatrelu threshold inf",
+         bicl_glu(c, q, BICL_GLU_FATRELU, &inf_threshold, &x, &x, &y, 0, NULL, NULL),
          BICL_ERR_INVALID_PARAMETER},
         {"round flag 2", bicl_glu(c, q, BICL_GLU_SWIGLU, &bad_round, &x, &x, &y, 0, NULL, NULL),
          BICL_ERR_INVALID_PARAMETER},
