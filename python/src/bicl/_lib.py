@@ -88,13 +88,15 @@ class VariantC(Structure):
 class UnaryParamsC(Structure):
     """bicl_unary_params."""
 
-    _fields_ = [("softcap", c_float)]
+    _fields_ = [("softcap", c_float), ("negative_slope", c_float), ("alpha_p", c_float),
+                ("alpha_n", c_float), ("beta", c_float), ("eps", c_float)]
 
 
 class GluParamsC(Structure):
     """bicl_glu_params."""
 
-    _fields_ = [("alpha", c_float), ("limit", c_float), ("round_act_to_storage", c_int)]
+    _fields_ = [("alpha", c_float), ("limit", c_float), ("round_act_to_storage", c_int),
+                ("threshold", c_float)]
 
 
 class CacheStatsC(Structure):
