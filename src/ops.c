@@ -34,28 +34,15 @@ _Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
 #define ORDER_OF_ACT          BICL_GLU_ORDER_ACT
 #define ORDER_OF_UP           BICL_GLU_ORDER_UP
 #define ORDER_OF_WHOLE        BICL_GLU_ORDER_WHOLE
+/* clang-format off */
+#define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER)                         \
+    [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, ulp,             \
+              {UNPAREN EXAMPLE}, ORDER},
 #define UNARY_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)            \
-    [code] = {#name,                                                                               \
-              #ID,                                                                                 \
-              #kname,                                                                              \
-              code,                                                                                \
-              FIELDS_##PF,                                                                         \
-              BICL_PCHECK_##PCHECK,                                                                \
-              table,                                                                               \
-              ulp,                                                                                 \
-              {UNPAREN EXAMPLE},                                                                   \
-              BICL_GLU_ORDER_ACT},
+    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, BICL_GLU_ORDER_ACT)
 #define GLU_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)       \
-    [code] = {#name,                                                                               \
-              #ID,                                                                                 \
-              #kname,                                                                              \
-              code,                                                                                \
-              FIELDS_##PF,                                                                         \
-              BICL_PCHECK_##PCHECK,                                                                \
-              table,                                                                               \
-              ulp,                                                                                 \
-              {UNPAREN EXAMPLE},                                                                   \
-              ORDER_OF_##ORDER},
+    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER_OF_##ORDER)
+/* clang-format on */
 
 static const bicl_op_info unary_rows[BICL_UNARY_COUNT_] = {BICL_UNARY_OPS(UNARY_ROW)};
 static const bicl_op_info glu_rows[BICL_GLU_COUNT_] = {BICL_GLU_OPS(GLU_ROW)};
@@ -89,64 +76,41 @@ const bicl_op_info *bicl_glu_find(const char *name)
 }
 
 /* ------------------------------------------------------------ parameters */
-#define GATHER_P0()
-#define GATHER_P1(a)          p[0] = s->a;
-#define GATHER_P2(a, b)       p[0] = s->a, p[1] = s->b;
-#define GATHER_P4(a, b, c, d) p[0] = s->a, p[1] = s->b, p[2] = s->c, p[3] = s->d;
-
-/* Reads only the fields of the op's row, so that an engine built against an older,
- * shorter struct works with every op it knows. */
-static void unary_fields(int op, const bicl_unary_params *s, float *p)
-{
-    switch (op) {
-#define UNARY_GATHER(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)         \
+/* Moves an op's parameters between the public struct's fields (its row's PF column) and
+ * p0..p3, in the direction to_struct says. Reads or writes only the row's fields, so that
+ * an engine built against an older, shorter struct works with every op it knows. */
+#define MOVE(f, i)                                                                                 \
+    if (to_struct)                                                                                 \
+        s->f = p[i];                                                                               \
+    else                                                                                           \
+        p[i] = s->f;
+#define MOVE_P0()
+#define MOVE_P1(a)          MOVE(a, 0)
+#define MOVE_P2(a, b)       MOVE(a, 0) MOVE(b, 1)
+#define MOVE_P4(a, b, c, d) MOVE(a, 0) MOVE(b, 1) MOVE(c, 2) MOVE(d, 3)
+#define MOVE_CASE(ID, name, code, kname, PF, ...)                                                  \
     case code:                                                                                     \
-        GATHER_##PF break;
-        BICL_UNARY_OPS(UNARY_GATHER)
-    default:
-        break;
+        MOVE_##PF break;
+#define DEFINE_MOVE(NAME, TYPE, LIST)                                                              \
+    static void NAME(int code, TYPE *s, float *p, bool to_struct)                                  \
+    {                                                                                              \
+        switch (code) {                                                                            \
+            LIST(MOVE_CASE)                                                                        \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
     }
-}
-
-static void glu_fields(int act, const bicl_glu_params *s, float *p)
-{
-    switch (act) {
-#define GLU_GATHER(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)    \
-    case code:                                                                                     \
-        GATHER_##PF break;
-        BICL_GLU_OPS(GLU_GATHER)
-    default:
-        break;
-    }
-}
-
-#define SCATTER_P0()
-#define SCATTER_P1(a)          s->a = p[0];
-#define SCATTER_P2(a, b)       s->a = p[0], s->b = p[1];
-#define SCATTER_P4(a, b, c, d) s->a = p[0], s->b = p[1], s->c = p[2], s->d = p[3];
+DEFINE_MOVE(unary_move, bicl_unary_params, BICL_UNARY_OPS)
+DEFINE_MOVE(glu_move, bicl_glu_params, BICL_GLU_OPS)
 
 void bicl_unary_params_set(const bicl_op_info *op, const float *p, bicl_unary_params *s)
 {
-    switch (op->code) {
-#define UNARY_SCATTER(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)        \
-    case code:                                                                                     \
-        SCATTER_##PF break;
-        BICL_UNARY_OPS(UNARY_SCATTER)
-    default:
-        break;
-    }
+    unary_move(op->code, s, (float *)p, true); /* p is only read */
 }
 
 void bicl_glu_params_set(const bicl_op_info *op, const float *p, bicl_glu_params *s)
 {
-    switch (op->code) {
-#define GLU_SCATTER(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)   \
-    case code:                                                                                     \
-        SCATTER_##PF break;
-        BICL_GLU_OPS(GLU_SCATTER)
-    default:
-        break;
-    }
+    glu_move(op->code, s, (float *)p, true);
 }
 
 static bicl_status check_params(const bicl_op_info *op, const float *p, const char *what)
@@ -169,28 +133,42 @@ static bicl_status check_params(const bicl_op_info *op, const float *p, const ch
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_unary_params_gather(const bicl_op_info *op, const bicl_unary_params *params,
-                                     float p[BICL_OP_MAX_PARAMS], const char *what, bool check)
+/* p zeroed; whether the fields of params are to be read (a NULL params: an error when
+ * checking an op with parameters, all zero otherwise). */
+static bicl_status gather_begin(const bicl_op_info *op, const void *params, float *p,
+                                const char *what, bool check, bool *read)
 {
     memset(p, 0, BICL_OP_MAX_PARAMS * sizeof *p);
-    if (op->n_params == 0 || (!params && !check))
-        return BICL_SUCCESS;
-    if (!params)
+    *read = op->n_params > 0 && params;
+    if (op->n_params > 0 && !params && check)
         return bicl_fail(BICL_ERR_NULL_POINTER, "%s: %s needs params (%s)", what, op->name,
                          op->params);
-    unary_fields(op->code, params, p);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_unary_params_gather(int code, const bicl_unary_params *params,
+                                     float p[BICL_OP_MAX_PARAMS], const char *what, bool check)
+{
+    const bicl_op_info *op = bicl_unary_info(code);
+    bool read = false;
+    bicl_status st = BICL_SUCCESS;
+    if (op)
+        st = gather_begin(op, params, p, what, check, &read);
+    else
+        memset(p, 0, BICL_OP_MAX_PARAMS * sizeof *p); /* the identity */
+    if (st != BICL_SUCCESS || !read)
+        return st;
+    unary_move(op->code, (bicl_unary_params *)params, p, false); /* params is only read */
     return check ? check_params(op, p, what) : BICL_SUCCESS;
 }
 
 bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params *params,
                                    float p[BICL_OP_MAX_PARAMS], const char *what, bool check)
 {
-    memset(p, 0, BICL_OP_MAX_PARAMS * sizeof *p);
-    if (op->n_params == 0 || (!params && !check))
-        return BICL_SUCCESS;
-    if (!params)
-        return bicl_fail(BICL_ERR_NULL_POINTER, "%s: %s needs params (%s)", what, op->name,
-                         op->params);
-    glu_fields(op->code, params, p);
+    bool read;
+    bicl_status st = gather_begin(op, params, p, what, check, &read);
+    if (st != BICL_SUCCESS || !read)
+        return st;
+    glu_move(op->code, (bicl_glu_params *)params, p, false);
     return check ? check_params(op, p, what) : BICL_SUCCESS;
 }

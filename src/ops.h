@@ -47,12 +47,13 @@ const bicl_op_info *bicl_glu_info(int act);
 const bicl_op_info *bicl_unary_find(const char *name);
 const bicl_op_info *bicl_glu_find(const char *name);
 
-/* An op's parameters p0..p3 from the public struct (the fields its row names; unused
+/* An op's parameters p0..p3 from the public struct (unary: by op code; the identity has
+ * none) (the fields its row names; unused
  * ones 0). With `check` (the ops), they are checked as its row says and a NULL params is
  * BICL_ERR_NULL_POINTER for an op with parameters; without (the host references, which
  * compute whatever they are given), NULL means all zero. `what` names the call in the
  * error detail. */
-bicl_status bicl_unary_params_gather(const bicl_op_info *op, const bicl_unary_params *params,
+bicl_status bicl_unary_params_gather(int op, const bicl_unary_params *params,
                                      float p[BICL_OP_MAX_PARAMS], const char *what, bool check);
 bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params *params,
                                    float p[BICL_OP_MAX_PARAMS], const char *what, bool check);

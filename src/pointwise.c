@@ -54,9 +54,8 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_unary: unknown op %d", (int)op);
     const bicl_op_info *info = bicl_unary_info(op); /* NULL: the identity */
-    float p[BICL_OP_MAX_PARAMS] = {0};
-    if (info)
-        st = bicl_unary_params_gather(info, params, p, "bicl_unary", true);
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_unary_params_gather(op, params, p, "bicl_unary", true);
     if (st != BICL_SUCCESS)
         return st;
     bicl_tensor xv;

@@ -31,10 +31,8 @@ bicl_status bicl_ref_unary(bicl_unary_op op, const bicl_unary_params *params, bi
         return st;
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_unary: op %d", (int)op);
-    const bicl_op_info *info = bicl_unary_info(op); /* NULL: the identity */
-    float p[BICL_OP_MAX_PARAMS] = {0};
-    if (info)
-        st = bicl_unary_params_gather(info, params, p, "bicl_ref_unary", false);
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_unary_params_gather(op, params, p, "bicl_ref_unary", false);
     if (st != BICL_SUCCESS)
         return st;
     for (size_t i = 0; i < n; ++i) {
