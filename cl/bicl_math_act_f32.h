@@ -16,6 +16,11 @@
  *   bicl_hardswish(x)        round(x * min(max(x + 3, 0), 6) / 6): x for x >= 3, -0 for
  *                            x <= -3 (and at -inf: the limit, where torch's x * 0 gives
  *                            NaN), else x (x + 3) / 6 from exact pairs.
+ *   bicl_softplus(x)         round(log(1 + e^x)): x for x > 20 (torch's threshold: the
+ *                            value rounds to x there anyway), e^x below -40, its series
+ *                            in t = e^x below -8; between, log of the pair 1 + e^x (2
+ *                            atanh of an exact-pair quotient).
+ *                            softplus(-inf) = +0, softplus(+inf) = +inf.
  *   bicl_mish(x)             round(x tanh(softplus(x))), evaluated as x n / (n + 2) with
  *                            n = e^x (e^x + 2) (an identity: tanh(log(1 + e^x))); x for
  *                            x > 12 (+inf too), -0 for x < -120 (-inf too: the limit).
@@ -79,6 +84,80 @@ BICL_FN float bicl_hardswish(float x)
     t = bicl_df_two_sum(x, 3.0f); /* x + 3, exact */
     t = bicl_df_mul_f(t, x);      /* x (x + 3), |value| < 18, >= 2^-61 */
     return bicl_df_round(bicl_df_div(t, bicl_df(6.0f, 0.0f)));
+}
+
+/* log(w) for a pair w = hi + lo, hi >= 1 normal, |lo| <= ulp(hi): w = 2^m f with f in
+ * [sqrt(1/2), sqrt(2)); log f = 2 atanh(s), s = (f - 1) / (f + 1) as an exact-pair
+ * quotient, |s| < 0.172, the series to s^15 (truncation < 2^-33 relative); about 2^-30
+ * relative in all. */
+BICL_FN bicl_f32x2 bicl_m_log_df(bicl_f32x2 w)
+{
+    bicl_u32 hb = bicl_f32_as_u32(w.hi);
+    bicl_i32 m = (bicl_i32)((hb >> 23) & 0xffu) - 127;
+    float f = bicl_u32_as_f32((hb & 0x007fffffu) | 0x3f800000u); /* [1, 2) */
+    float lo;
+    float s2;
+    float poly;
+    bicl_f32x2 num;
+    bicl_f32x2 den;
+    bicl_f32x2 sq;
+    bicl_f32x2 ml;
+    bicl_f32x2 r;
+    if (f > BICL_M_SQRT2HI) {
+        f = f * 0.5f;
+        m = m + 1;
+    }
+    lo = w.lo * bicl_m_pow2i(-m);        /* exact: w.lo is far above the denormals */
+    num = bicl_df_two_sum(f - 1.0f, lo); /* f - 1 exact (Sterbenz) */
+    den = bicl_df_two_sum(f, 1.0f);
+    den.lo = den.lo + lo;
+    sq = bicl_df_div(num, den); /* s */
+    s2 = sq.hi * sq.hi;
+    poly = bicl_fmaf(s2, 1.0f / 15.0f, 1.0f / 13.0f);
+    poly = bicl_fmaf(s2, poly, 1.0f / 11.0f);
+    poly = bicl_fmaf(s2, poly, 1.0f / 9.0f);
+    poly = bicl_fmaf(s2, poly, 1.0f / 7.0f);
+    poly = bicl_fmaf(s2, poly, 1.0f / 5.0f);
+    poly = bicl_fmaf(s2, poly, 1.0f / 3.0f);
+    poly = poly * s2; /* atanh(s)/s - 1 */
+    /* log w = m ln2 + 2 s (1 + poly); ln2 = 2 (LN2H_HI + LN2H_LO) */
+    ml = bicl_df_mul_f(bicl_df(2.0f * BICL_M_LN2H_HI, 2.0f * BICL_M_LN2H_LO), (float)m);
+    r = bicl_df_two_sum(ml.hi, 2.0f * sq.hi);
+    r.lo = r.lo + (ml.lo + (2.0f * sq.lo + 2.0f * sq.hi * poly));
+    return r;
+}
+
+BICL_FN float bicl_softplus(float x)
+{
+    bicl_f32x2e e;
+    bicl_f32x2 w;
+    float s;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x > 20.0f) { /* log(1 + e^x) - x < e^-20 < ulp(x)/2 */
+        return x;
+    }
+    if (x < -150.0f) { /* e^x < 2^-216 (also -inf) */
+        return 0.0f;
+    }
+    e = bicl_m_exp_df(x, 0.0f);
+    if (x < -40.0f) { /* log(1 + t) = t (1 - t/2 ...), t = e^x < 2^-57 */
+        return bicl_df_ldexp_round(bicl_df(e.hi, e.lo), e.k);
+    }
+    s = bicl_m_pow2i(e.k); /* -58 <= e.k <= 29 */
+    if (x < -8.0f) {
+        /* t = e^x < 2^-11.5: log(1 + t) = t - t^2/2 + t^3/3 - t^4/4 (next term below
+         * 2^-46 t), the correction added to the pair's low part: forming 1 + t would
+         * round t's low part away where the result is t itself. */
+        float t = e.hi * s;
+        float c = t * t * (-0.5f + t * (1.0f / 3.0f - t * 0.25f));
+        return bicl_df_round(bicl_df_fast_two_sum(t, e.lo * s + c));
+    }
+    w = bicl_df_two_sum(1.0f, e.hi * s);
+    w.lo = w.lo + e.lo * s;
+    w = bicl_df_fast_two_sum(w.hi, w.lo);
+    return bicl_df_round(bicl_m_log_df(w));
 }
 
 BICL_FN float bicl_mish(float x)

@@ -316,6 +316,25 @@ static void exact_hardswish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const floa
     mpfr_div_ui(r, r, 6, MPFR_RNDN);
 }
 
+/* log(1 + e^x), as x + log(1 + e^-x) for x > 0 (e^x of a large float overflows MPFR's
+ * exponent range) */
+static void exact_softplus(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    mpfr_t t;
+    mpfr_init2(t, PREC);
+    mpfr_abs(t, x, MPFR_RNDN);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_log1p(t, t, MPFR_RNDN);
+    if (mpfr_sgn(x) > 0)
+        mpfr_add(r, x, t, MPFR_RNDN);
+    else
+        mpfr_set(r, t, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
 /* x tanh(log(1 + e^x)); at -inf the limit -0 */
 static void exact_mish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {

@@ -437,6 +437,10 @@ static void special_value_semantics(void **state)
     assert_int_equal(unary_bits(BICL_UNARY_MISH, ninf, 0), nz);
     assert_int_equal(unary_bits(BICL_UNARY_MISH, pinf, 0), pinf);
     assert_int_equal(unary_bits(BICL_UNARY_MISH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, ninf, 0), pz);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, pz, 0), bits_f(0x1.62e43p-1f)); /* ln 2 */
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, bits_f(30.0f), 0), bits_f(30.0f));
     assert_int_equal(unary_bits(BICL_UNARY_XIELU, pinf, 0), pinf);
     assert_int_equal(unary_bits(BICL_UNARY_XIELU, ninf, 0), 0x7fc00000u); /* inf - inf */
     assert_int_equal(unary_bits(BICL_UNARY_XIELU, snan, 0), 0x7fc00123u);

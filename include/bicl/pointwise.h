@@ -34,7 +34,8 @@ typedef enum bicl_unary_op {
     BICL_UNARY_XIELU = 14,      /* xIELU (Apertus), in transformers' rounding order:
                                    x > 0: alpha_p * x * x + beta * x,
                                    else (expm1(min(x, eps)) - x) * alpha_n + beta * x */
-    BICL_UNARY_COUNT_ = 15
+    BICL_UNARY_SOFTPLUS = 15,   /* log(1 + e^x) (torch's threshold 20 gives the same) */
+    BICL_UNARY_COUNT_ = 16
 } bicl_unary_op;
 
 /* Parameters of bicl_unary: each op reads only its own fields (an engine built against
