@@ -342,8 +342,7 @@ static void exact_mish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
     (void)p;
     mpfr_t t;
     mpfr_init2(t, PREC);
-    mpfr_exp(t, x, MPFR_RNDN);
-    mpfr_log1p(t, t, MPFR_RNDN);
+    exact_softplus(t, x, u, p);
     mpfr_tanh(t, t, MPFR_RNDN);
     mul_limit(r, x, t);
     mpfr_clear(t);
