@@ -53,9 +53,9 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
         return st;
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_unary: unknown op %d", (int)op);
-    const bicl_op_info *info = bicl_unary_info(op); /* NULL: the identity */
+    const bicl_op_info *info = bicl_unary_info((int)op); /* NULL: the identity */
     float p[BICL_OP_MAX_PARAMS];
-    st = bicl_unary_params_gather(op, params, p, "bicl_unary", true);
+    st = bicl_unary_params_gather((int)op, params, p, "bicl_unary", true);
     if (st != BICL_SUCCESS)
         return st;
     bicl_tensor xv;
@@ -100,7 +100,7 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return st;
     if ((int)act < 0 || act >= BICL_GLU_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_glu: unknown activation %d", (int)act);
-    const bicl_op_info *info = bicl_glu_info(act);
+    const bicl_op_info *info = bicl_glu_info((int)act);
     float p[BICL_OP_MAX_PARAMS];
     st = bicl_glu_params_gather(info, params, p, "bicl_glu", true);
     if (st != BICL_SUCCESS)
@@ -179,7 +179,7 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
         first.stride[last] = second.stride[last] = 2 * x->stride[last];
         second.offset += (size_t)x->stride[last];
     }
-    const bicl_op_info *info = bicl_glu_info(act);
+    const bicl_op_info *info = bicl_glu_info((int)act);
     if (info && info->order == BICL_GLU_ORDER_UP)
         return bicl_glu(ctx, queue, act, params, &second, &first, y, n_wait, wait, done);
     return bicl_glu(ctx, queue, act, params, &first, &second, y, n_wait, wait, done);

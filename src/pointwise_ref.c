@@ -32,7 +32,7 @@ bicl_status bicl_ref_unary(bicl_unary_op op, const bicl_unary_params *params, bi
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_unary: op %d", (int)op);
     float p[BICL_OP_MAX_PARAMS];
-    st = bicl_unary_params_gather(op, params, p, "bicl_ref_unary", false);
+    st = bicl_unary_params_gather((int)op, params, p, "bicl_ref_unary", false);
     if (st != BICL_SUCCESS)
         return st;
     for (size_t i = 0; i < n; ++i) {
@@ -56,7 +56,7 @@ bicl_status bicl_ref_glu(bicl_glu_act act, const bicl_glu_params *params, bicl_d
     if ((int)act < 0 || act >= BICL_GLU_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_glu: activation %d", (int)act);
     float p[BICL_OP_MAX_PARAMS];
-    st = bicl_glu_params_gather(bicl_glu_info(act), params, p, "bicl_ref_glu", false);
+    st = bicl_glu_params_gather(bicl_glu_info((int)act), params, p, "bicl_ref_glu", false);
     if (st != BICL_SUCCESS)
         return st;
     int round_dt = params && params->round_act_to_storage ? (int)in_dtype : BICL_DT_F32;
