@@ -19,7 +19,7 @@
                    "registry, public enum and OpenCL code of " #name " differ");
 BICL_UNARY_OPS(CHECK_UNARY)
 BICL_GLU_OPS(CHECK_GLU)
-#define COUNT_ROW(...) +1
+#define COUNT_ROW(...) +1 /* NOLINT(bugprone-macro-parentheses): a term of a sum */
 _Static_assert(1 BICL_UNARY_OPS(COUNT_ROW) == BICL_UNARY_COUNT_,
                "BICL_UNARY_COUNT_ is not the identity plus one per registry row");
 _Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
@@ -92,7 +92,7 @@ const bicl_op_info *bicl_glu_find(const char *name)
     case code:                                                                                     \
         MOVE_##PF break;
 #define DEFINE_MOVE(NAME, TYPE, LIST)                                                              \
-    static void NAME(int code, TYPE *s, float *p, bool to_struct)                                  \
+    static void NAME(int code, TYPE *s, float *p, bool to_struct) /* NOLINT: TYPE is a type */     \
     {                                                                                              \
         switch (code) {                                                                            \
             LIST(MOVE_CASE)                                                                        \
@@ -100,8 +100,9 @@ const bicl_op_info *bicl_glu_find(const char *name)
             break;                                                                                 \
         }                                                                                          \
     }
-DEFINE_MOVE(unary_move, bicl_unary_params, BICL_UNARY_OPS)
-DEFINE_MOVE(glu_move, bicl_glu_params, BICL_GLU_OPS)
+/* Rows with the same fields are the same case on purpose (the switch is generated). */
+DEFINE_MOVE(unary_move, bicl_unary_params, BICL_UNARY_OPS) /* NOLINT(bugprone-branch-clone) */
+DEFINE_MOVE(glu_move, bicl_glu_params, BICL_GLU_OPS)       /* NOLINT(bugprone-branch-clone) */
 
 void bicl_unary_params_set(const bicl_op_info *op, const float *p, bicl_unary_params *s)
 {

@@ -53,7 +53,7 @@ const bicl_op_info *bicl_glu_find(const char *name);
  * BICL_ERR_NULL_POINTER for an op with parameters; without (the host references, which
  * compute whatever they are given), NULL means all zero. `what` names the call in the
  * error detail. */
-bicl_status bicl_unary_params_gather(int op, const bicl_unary_params *params,
+bicl_status bicl_unary_params_gather(int code, const bicl_unary_params *params,
                                      float p[BICL_OP_MAX_PARAMS], const char *what, bool check);
 bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params *params,
                                    float p[BICL_OP_MAX_PARAMS], const char *what, bool check);
