@@ -75,7 +75,8 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         for (ulong u = get_global_id(0) + (ulong)k_ * get_global_size(0); u < (count); u = (count))
 
 /* ------------------------------------------------ one input, one output */
-/* ELEM(TI, TO, a XA) maps one stored input element to one stored output element.
+/* ELEM(E, TI, TO, a XA) maps one stored input element to one stored output element; E is
+ * one token the instance passes to every ELEM call (an op code; _ when unused).
  * XP, XA: names of function-like macros giving the extra kernel parameters and the
  * matching arguments, each preceded by a comma (BICL_NONE for none). They are passed
  * as names and invoked only here, so their commas never split macro arguments. */
@@ -83,7 +84,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 /* Calls macro M with an argument list that is macro-expanded first (so XA()'s commas
  * count). */
 #define BICL_CALL(M, args) M args
-#define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                              \
+#define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, E, XP, XA)                                           \
     kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y,  \
                                   ulong yo, ulong n, uint ipt XP())                                \
     {                                                                                              \
@@ -96,15 +97,15 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_ST_##TO b[VW];                                                                    \
             BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
             for (int l = 0; l < VW; ++l)                                                           \
-                b[l] = BICL_CALL(ELEM, (TI, TO, a[l] XA()));                                       \
+                b[l] = BICL_CALL(ELEM, (E, TI, TO, a[l] XA()));                                    \
             BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
         }                                                                                          \
         ulong t = nv * VW + get_global_id(0);                                                      \
         if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (TI, TO, x[t] XA()));                                           \
+            y[t] = BICL_CALL(ELEM, (E, TI, TO, x[t] XA()));                                        \
     }
 
-#define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                               \
+#define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                            \
     kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,                  \
                                global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
                                uint ipt XP())                                                      \
@@ -112,14 +113,14 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         BICL_FOR_UNITS(l, n)                                                                       \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
-            y[yo + bicl_dot(c, ys)] = BICL_CALL(ELEM, (TI, TO, x[xo + bicl_dot(c, xs)] XA()));     \
+            y[yo + bicl_dot(c, ys)] = BICL_CALL(ELEM, (E, TI, TO, x[xo + bicl_dot(c, xs)] XA()));  \
         }                                                                                          \
     }
 
 /* Rows of a 2-d iteration whose inner dim is contiguous in every operand (row-broadcast
  * operands have row stride 0): NDRange (vectors of a row, rows), no index division.
  * The host runs VW > 1 only when every offset and row stride is a multiple of VW. */
-#define BICL_ROWS_1_1(NAME, TI, TO, VW, ELEM, XP, XA)                                              \
+#define BICL_ROWS_1_1(NAME, TI, TO, VW, ELEM, E, XP, XA)                                           \
     kernel void NAME##_rows_v##VW(global const BICL_ST_##TI *x, ulong xo, ulong xr,                \
                                   global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n,             \
                                   uint ipt XP())                                                   \
@@ -134,26 +135,26 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_ST_##TO b[VW];                                                                    \
             BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
             for (int l = 0; l < VW; ++l)                                                           \
-                b[l] = BICL_CALL(ELEM, (TI, TO, a[l] XA()));                                       \
+                b[l] = BICL_CALL(ELEM, (E, TI, TO, a[l] XA()));                                    \
             BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
         }                                                                                          \
         ulong t = nv * VW + get_global_id(0);                                                      \
         if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (TI, TO, x[t] XA()));                                           \
+            y[t] = BICL_CALL(ELEM, (E, TI, TO, x[t] XA()));                                        \
     }
 
-#define BICL_ALL_1_1(NAME, TI, TO, ELEM, XP, XA)                                                   \
-    BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                                   \
-    BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                                   \
-    BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, XP, XA)                                                   \
-    BICL_STRIDED_1_1(NAME, TI, TO, ELEM, XP, XA)                                                   \
-    BICL_ROWS_1_1(NAME, TI, TO, 1, ELEM, XP, XA)                                                   \
-    BICL_ROWS_1_1(NAME, TI, TO, 4, ELEM, XP, XA)                                                   \
-    BICL_ROWS_1_1(NAME, TI, TO, 8, ELEM, XP, XA)
+#define BICL_ALL_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
+    BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, E, XP, XA)                                                \
+    BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, E, XP, XA)                                                \
+    BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, E, XP, XA)                                                \
+    BICL_STRIDED_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
+    BICL_ROWS_1_1(NAME, TI, TO, 1, ELEM, E, XP, XA)                                                \
+    BICL_ROWS_1_1(NAME, TI, TO, 4, ELEM, E, XP, XA)                                                \
+    BICL_ROWS_1_1(NAME, TI, TO, 8, ELEM, E, XP, XA)
 
 /* ------------------------------------------------ two inputs, one output */
-/* ELEM(TA, TB, TO, a, b XA) maps stored a and b to a stored output element. */
-#define BICL_FLAT_2_1(NAME, TA, TB, TO, VW, ELEM, XP, XA)                                          \
+/* ELEM(E, TA, TB, TO, a, b XA) maps stored a and b to a stored output element. */
+#define BICL_FLAT_2_1(NAME, TA, TB, TO, VW, ELEM, E, XP, XA)                                       \
     kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                          \
                                   global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *y,  \
                                   ulong yo, ulong n, uint ipt XP())                                \
@@ -170,15 +171,15 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
             BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
             for (int l = 0; l < VW; ++l)                                                           \
-                yv[l] = BICL_CALL(ELEM, (TA, TB, TO, av[l], bv[l] XA()));                          \
+                yv[l] = BICL_CALL(ELEM, (E, TA, TB, TO, av[l], bv[l] XA()));                       \
             BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                                 \
         }                                                                                          \
         ulong t = nv * VW + get_global_id(0);                                                      \
         if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (TA, TB, TO, a[t], b[t] XA()));                                 \
+            y[t] = BICL_CALL(ELEM, (E, TA, TB, TO, a[t], b[t] XA()));                              \
     }
 
-#define BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                           \
+#define BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                        \
     kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,                  \
                                global const BICL_ST_##TB *b, ulong bo, ulong4 bs,                  \
                                global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
@@ -188,11 +189,11 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
             y[yo + bicl_dot(c, ys)] = BICL_CALL(                                                   \
-                ELEM, (TA, TB, TO, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)] XA()));        \
+                ELEM, (E, TA, TB, TO, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)] XA()));     \
         }                                                                                          \
     }
 
-#define BICL_ROWS_2_1(NAME, TA, TB, TO, VW, ELEM, XP, XA)                                          \
+#define BICL_ROWS_2_1(NAME, TA, TB, TO, VW, ELEM, E, XP, XA)                                       \
     kernel void NAME##_rows_v##VW(                                                                 \
         global const BICL_ST_##TA *a, ulong ao, ulong ar, global const BICL_ST_##TB *b, ulong bo,  \
         ulong br, global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP())              \
@@ -210,22 +211,22 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
             BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
             for (int l = 0; l < VW; ++l)                                                           \
-                yv[l] = BICL_CALL(ELEM, (TA, TB, TO, av[l], bv[l] XA()));                          \
+                yv[l] = BICL_CALL(ELEM, (E, TA, TB, TO, av[l], bv[l] XA()));                       \
             BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                                 \
         }                                                                                          \
         ulong t = nv * VW + get_global_id(0);                                                      \
         if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (TA, TB, TO, a[t], b[t] XA()));                                 \
+            y[t] = BICL_CALL(ELEM, (E, TA, TB, TO, a[t], b[t] XA()));                              \
     }
 
-#define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                               \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 1, ELEM, XP, XA)                                               \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 4, ELEM, XP, XA)                                               \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 8, ELEM, XP, XA)                                               \
-    BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, XP, XA)                                               \
-    BICL_ROWS_2_1(NAME, TA, TB, TO, 1, ELEM, XP, XA)                                               \
-    BICL_ROWS_2_1(NAME, TA, TB, TO, 4, ELEM, XP, XA)                                               \
-    BICL_ROWS_2_1(NAME, TA, TB, TO, 8, ELEM, XP, XA)
+#define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 1, ELEM, E, XP, XA)                                            \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 4, ELEM, E, XP, XA)                                            \
+    BICL_FLAT_2_1(NAME, TA, TB, TO, 8, ELEM, E, XP, XA)                                            \
+    BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \
+    BICL_ROWS_2_1(NAME, TA, TB, TO, 1, ELEM, E, XP, XA)                                            \
+    BICL_ROWS_2_1(NAME, TA, TB, TO, 4, ELEM, E, XP, XA)                                            \
+    BICL_ROWS_2_1(NAME, TA, TB, TO, 8, ELEM, E, XP, XA)
 
 /* ---------------------------------------------- two inputs, two outputs */
 /* ELEM(TA, TB, TO, TP, a, b, o, p XA) is a statement storing o and p. */
@@ -316,5 +317,19 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     M(f32, f32)                                                                                    \
     M(f32, f16)                                                                                    \
     M(f32, bf16) M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32) M(bf16, f16) M(bf16, bf16)
+
+/* The 6 pairs with a 16-bit input (the lookup-table kernels). */
+#define BICL_FOR_16BIT_DTYPE_PAIRS(M)                                                              \
+    M(f16, f32) M(f16, f16) M(f16, bf16) M(bf16, f32) M(bf16, f16) M(bf16, bf16)
+
+/* The same with three leading arguments: M(A, B, C, TI, TO) (an op's names and arity). */
+#define BICL_FOR_DTYPE_PAIRS_3(M, A, B, C)                                                         \
+    M(A, B, C, f32, f32)                                                                           \
+    M(A, B, C, f32, f16)                                                                           \
+    M(A, B, C, f32, bf16)                                                                          \
+    M(A, B, C, f16, f32)                                                                           \
+    M(A, B, C, f16, f16)                                                                           \
+    M(A, B, C, f16, bf16)                                                                          \
+    M(A, B, C, bf16, f32) M(A, B, C, bf16, f16) M(A, B, C, bf16, bf16)
 
 #endif /* BICL_KERNEL_H */

@@ -7,24 +7,19 @@
 #define BICL_POINTWISE_OPS_H
 #include "bicl_convert.h"
 #include "bicl_math_f32.h"
+#include "bicl_math_act_f32.h"
+#include "bicl_ops.def"
 
-/* Op codes shared with the host (include/bicl/pointwise.h uses the same values). */
-#define BICL_OP_IDENTITY   0
-#define BICL_OP_RELU       1
-#define BICL_OP_RELU2      2
-#define BICL_OP_SILU       3
-#define BICL_OP_SIGMOID    4
-#define BICL_OP_TANH       5
-#define BICL_OP_GELU       6
-#define BICL_OP_GELU_TANH  7
-#define BICL_OP_GELU_QUICK 8
-#define BICL_OP_SOFTCAP    9
-
-#define BICL_GLU_OP_SWIGLU     0
-#define BICL_GLU_OP_GEGLU      1
-#define BICL_GLU_OP_GEGLU_TANH 2
-#define BICL_GLU_OP_REGLU      3
-#define BICL_GLU_OP_SWIGLU_OAI 4
+/* Op codes, from the registry (bicl_ops.def; src/ops.c checks that the public enums of
+ * include/bicl/pointwise.h have the same values). Enumerators, not macros: the registry
+ * cannot define macros, and a kernel's op is a constant either way. */
+#define BICL_X_UNARY_CODE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)    \
+    BICL_OP_##ID = code,
+#define BICL_X_GLU_CODE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR,      \
+                        ORDER)                                                                     \
+    BICL_GLU_OP_##ID = code,
+enum { BICL_OP_IDENTITY = 0, BICL_UNARY_OPS(BICL_X_UNARY_CODE) };
+enum { BICL_GLU_OPS(BICL_X_GLU_CODE) };
 
 #define BICL_BIN_ADD   0
 #define BICL_BIN_SUB   1
@@ -46,58 +41,48 @@ BICL_FN float bicl_round_to_storage(float x, int dt)
     return x;
 }
 
-/* Unary ops: exact or within the bounds of docs/accuracy.md (bicl_math_f32.h). The
- * identity returns x itself (no arithmetic: a signalling NaN is not quieted). */
-BICL_FN float bicl_op_unary(int op, float x, float cap)
+/* Unary ops: exact or within the ulp bound of their registry row (docs/accuracy.md).
+ * p0..p3: the op's parameters (bicl_ops.def's PF column), unused ones 0. The identity
+ * returns x itself (no arithmetic: a signalling NaN is not quieted). */
+#define BICL_X_UNARY_CASE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)    \
+    case BICL_OP_##ID:                                                                             \
+        return EXPR;
+BICL_FN float bicl_op_unary(int op, float x, float p0, float p1, float p2, float p3)
 {
+    (void)p1; /* not every registry has an op of four parameters */
+    (void)p2;
+    (void)p3;
     switch (op) {
-    case BICL_OP_RELU:
-        return bicl_relu(x);
-    case BICL_OP_RELU2:
-        return bicl_relu2(x);
-    case BICL_OP_SILU:
-        return bicl_silu(x);
-    case BICL_OP_SIGMOID:
-        return bicl_sigmoidf(x);
-    case BICL_OP_TANH:
-        return bicl_tanhf(x);
-    case BICL_OP_GELU:
-        return bicl_gelu_erf(x);
-    case BICL_OP_GELU_TANH:
-        return bicl_gelu_tanh(x);
-    case BICL_OP_GELU_QUICK:
-        return bicl_gelu_quick(x);
-    case BICL_OP_SOFTCAP:
-        return bicl_softcap(x, cap);
+        BICL_UNARY_OPS(BICL_X_UNARY_CASE)
     default:
         return x;
     }
 }
 
-/* Gated unit: act(gate) rounded to f32 (and to the gate's storage dtype when
- * round_dt is not f32), times up rounded to f32. The product's NaN rule: the
- * activation first, then up. gpt-oss's clamped SwiGLU is one formula, rounded once. */
-BICL_FN float bicl_op_glu(int act, float gate, float up, float alpha, float limit, int round_dt)
+/* The last step of a gated unit by its ORDER (bicl_ops.def): a is act(gate) in f32,
+ * rounded to the gate's storage dtype when round_dt is not f32, then multiplied by up,
+ * one rounding, with the NaN rule of the order. WHOLE: a is already the result. */
+#define BICL_GLU_FINISH_ACT(a, up, round_dt)                                                       \
+    ((a) = bicl_round_to_storage((a), (round_dt)), bicl_f32_nan_fix2((a) * (up), (a), (up)))
+#define BICL_GLU_FINISH_UP(a, up, round_dt)                                                        \
+    ((a) = bicl_round_to_storage((a), (round_dt)), bicl_f32_nan_fix2((up) * (a), (up), (a)))
+#define BICL_GLU_FINISH_WHOLE(a, up, round_dt) (a)
+#define BICL_X_GLU_CASE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR,      \
+                        ORDER)                                                                     \
+    case BICL_GLU_OP_##ID:                                                                         \
+        a = EXPR;                                                                                  \
+        return BICL_GLU_FINISH_##ORDER(a, u, round_dt);
+
+/* Gated unit: the element of gate g and up u (bicl_ops.def's ORDER says how act(g) and u
+ * combine). gpt-oss's clamped SwiGLU is one formula, rounded once. */
+BICL_FN float bicl_op_glu(int act, float g, float u, float p0, float p1, int round_dt)
 {
     float a;
     switch (act) {
-    case BICL_GLU_OP_SWIGLU_OAI:
-        return bicl_swiglu_oss(gate, up, alpha, limit);
-    case BICL_GLU_OP_GEGLU:
-        a = bicl_gelu_erf(gate);
-        break;
-    case BICL_GLU_OP_GEGLU_TANH:
-        a = bicl_gelu_tanh(gate);
-        break;
-    case BICL_GLU_OP_REGLU:
-        a = bicl_relu(gate);
-        break;
+        BICL_GLU_OPS(BICL_X_GLU_CASE)
     default:
-        a = bicl_silu(gate);
-        break;
+        return bicl_f32_canonical_nan();
     }
-    a = bicl_round_to_storage(a, round_dt);
-    return bicl_f32_nan_fix2(a * up, a, up);
 }
 
 /* Binary ops, each rounded once: a + b, a - b, a * b; axpby is

@@ -7,29 +7,29 @@
 
 #define BIN_XP() , int op, float alpha, float beta
 #define BIN_XA() , op, alpha, beta
-#define BIN_ELEM(TA, TB, TO, a, b, op, alpha, beta)                                            \
+#define BIN_ELEM(E, TA, TB, TO, a, b, op, alpha, beta)                                             \
     BICL_SV_##TO(bicl_op_binary(op, BICL_LD_##TA(a), BICL_LD_##TB(b), alpha, beta))
 
 /* Instances the host appends: "BIN_PAIR(ta, tb, to)", "SCALE_PAIR(ti, to)",
  * "RESIDUAL_PAIR(tx, ty)". */
-#define BIN_PAIR(TA, TB, TO)                                                                   \
-    BICL_ALL_2_1(binary_##TA##_##TB##_##TO, TA, TB, TO, BIN_ELEM, BIN_XP, BIN_XA)
+#define BIN_PAIR(TA, TB, TO)                                                                       \
+    BICL_ALL_2_1(binary_##TA##_##TB##_##TO, TA, TB, TO, BIN_ELEM, _, BIN_XP, BIN_XA)
 #define BIN_B(TA, TB) BIN_PAIR(TA, TB, f32) BIN_PAIR(TA, TB, f16) BIN_PAIR(TA, TB, bf16)
 
-#define SCALE_XP() , float s
-#define SCALE_XA() , s
-#define SCALE_ELEM(TI, TO, x, s) BICL_SV_##TO(bicl_op_scale(BICL_LD_##TI(x), s))
-#define SCALE_PAIR(TI, TO)                                                                     \
-    BICL_ALL_1_1(scale_##TI##_##TO, TI, TO, SCALE_ELEM, SCALE_XP, SCALE_XA)
+#define SCALE_XP()                  , float s
+#define SCALE_XA()                  , s
+#define SCALE_ELEM(E, TI, TO, x, s) BICL_SV_##TO(bicl_op_scale(BICL_LD_##TI(x), s))
+#define SCALE_PAIR(TI, TO)                                                                         \
+    BICL_ALL_1_1(scale_##TI##_##TO, TI, TO, SCALE_ELEM, _, SCALE_XP, SCALE_XA)
 
 /* r = residual + x, one rounding; residual_out = r, y = r in y's dtype. */
-#define RESIDUAL_ELEM(TA, TB, TO, TP, res, x, ro, y)                                           \
-    do {                                                                                       \
-        float r_ = bicl_op_binary(BICL_BIN_ADD, BICL_LD_##TA(res), BICL_LD_##TB(x), 0.0f, 0.0f); \
-        (ro) = BICL_SV_##TO(r_);                                                               \
-        (y) = BICL_SV_##TP(r_);                                                                \
+#define RESIDUAL_ELEM(TA, TB, TO, TP, res, x, ro, y)                                               \
+    do {                                                                                           \
+        float r_ = bicl_op_binary(BICL_BIN_ADD, BICL_LD_##TA(res), BICL_LD_##TB(x), 0.0f, 0.0f);   \
+        (ro) = BICL_SV_##TO(r_);                                                                   \
+        (y) = BICL_SV_##TP(r_);                                                                    \
     } while (0)
-#define RESIDUAL_PAIR(TX, TY)                                                                  \
+#define RESIDUAL_PAIR(TX, TY)                                                                      \
     BICL_ALL_2_2(residual_##TX##_##TY, f32, TX, f32, TY, RESIDUAL_ELEM, BICL_NONE, BICL_NONE)
 
 #ifndef BICL_SELECTED

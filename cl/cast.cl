@@ -3,10 +3,10 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "bicl_kernel.h"
 
-#define CAST_ELEM(TI, TO, a) BICL_CONV(TI, TO, a)
+#define CAST_ELEM(E, TI, TO, a) BICL_CONV(TI, TO, a)
 
 /* One op and dtype combination (the host appends e.g. "CAST_PAIR(f32, bf16)"). */
-#define CAST_PAIR(TI, TO) BICL_ALL_1_1(cast_##TI##_##TO, TI, TO, CAST_ELEM, BICL_NONE, BICL_NONE)
+#define CAST_PAIR(TI, TO) BICL_ALL_1_1(cast_##TI##_##TO, TI, TO, CAST_ELEM, _, BICL_NONE, BICL_NONE)
 
 #ifndef BICL_SELECTED
 BICL_FOR_DTYPE_PAIRS(CAST_PAIR)

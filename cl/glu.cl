@@ -5,34 +5,20 @@
 #include "bicl_kernel.h"
 #include "bicl_pointwise_ops.h"
 
-#define GLU_XP() , float alpha, float limit, int round_dt
-#define GLU_XA() , alpha, limit, round_dt
-#define GLU_ELEM(TA, TB, TO, g, u, ACT, alpha, limit, round_dt)                                \
-    BICL_SV_##TO(bicl_op_glu((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), alpha, limit, round_dt))
+/* Every GLU kernel takes two float parameters p0, p1 (the registry's PF column; zero
+ * when the activation has fewer) and round_dt, the dtype act(gate) is rounded to. */
+#define GLU_XP() , float p0, float p1, int round_dt
+#define GLU_XA() , p0, p1, round_dt
+#define GLU_ELEM(ACT, TA, TB, TO, g, u, p0, p1, round_dt)                                          \
+    BICL_SV_##TO(bicl_op_glu((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), p0, p1, round_dt))
 
-#define GLU_ELEM_swiglu(TA, TB, TO, g, u, al, li, rd)                                          \
-    GLU_ELEM(TA, TB, TO, g, u, BICL_GLU_OP_SWIGLU, al, li, rd)
-#define GLU_ELEM_geglu(TA, TB, TO, g, u, al, li, rd)                                           \
-    GLU_ELEM(TA, TB, TO, g, u, BICL_GLU_OP_GEGLU, al, li, rd)
-#define GLU_ELEM_geglu_tanh(TA, TB, TO, g, u, al, li, rd)                                      \
-    GLU_ELEM(TA, TB, TO, g, u, BICL_GLU_OP_GEGLU_TANH, al, li, rd)
-#define GLU_ELEM_reglu(TA, TB, TO, g, u, al, li, rd)                                           \
-    GLU_ELEM(TA, TB, TO, g, u, BICL_GLU_OP_REGLU, al, li, rd)
-#define GLU_ELEM_swiglu_oai(TA, TB, TO, g, u, al, li, rd)                                      \
-    GLU_ELEM(TA, TB, TO, g, u, BICL_GLU_OP_SWIGLU_OAI, al, li, rd)
-
-#define GLU_PAIR(ACT, TI, TO)                                                                  \
-    BICL_ALL_2_1(glu_##ACT##_##TI##_##TO, TI, TI, TO, GLU_ELEM_##ACT, GLU_XP, GLU_XA)
-#define GLU_KERNELS(ACT)                                                                       \
-    GLU_PAIR(ACT, f32, f32)                                                                    \
-    GLU_PAIR(ACT, f32, f16)                                                                    \
-    GLU_PAIR(ACT, f32, bf16)                                                                   \
-    GLU_PAIR(ACT, f16, f32)                                                                    \
-    GLU_PAIR(ACT, f16, f16)                                                                    \
-    GLU_PAIR(ACT, f16, bf16)                                                                   \
-    GLU_PAIR(ACT, bf16, f32)                                                                   \
-    GLU_PAIR(ACT, bf16, f16)                                                                   \
-    GLU_PAIR(ACT, bf16, bf16)
+/* The kernels of one activation (kernel-name part KN, registry ID) and dtype pair: the
+ * host appends e.g. "GLU_PAIR(swiglu, SWIGLU, bf16, bf16)" (src/pointwise.c). */
+#define GLU_PAIR(KN, ID, TI, TO)                                                                   \
+    BICL_ALL_2_1(glu_##KN##_##TI##_##TO, TI, TI, TO, GLU_ELEM, BICL_GLU_OP_##ID, GLU_XP, GLU_XA)
+#define GLU_PAIR_3(KN, ID, UNUSED, TI, TO) GLU_PAIR(KN, ID, TI, TO)
+#define GLU_X_KERNELS(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER) \
+    BICL_FOR_DTYPE_PAIRS_3(GLU_PAIR_3, kname, ID, _)
 
 /* Lookup-table kernels (BICL_OPTION_ACT_TABLES) for a 16-bit gate and an activation
  * without a parameter: the host stores a = bicl_op_glu(act, gate, 1, ...) for every
@@ -53,26 +39,26 @@
 #define GLU_TABLE_XP()   , global const uint *restrict tab
 #define GLU_TABLE16_XP() , global const ushort *restrict tab
 #define GLU_TABLE_XA()   , tab
-#define GLU_TABLE_MUL(TB, TO, a, u)                                                                \
+/* The product by the activation's ORDER (bicl_ops.def), passed as the template's E. */
+#define GLU_TABLE_MUL_ACT(TB, TO, a, u)                                                            \
     BICL_SV_##TO(bicl_op_binary(BICL_BIN_MUL, (a), BICL_LD_##TB(u), 0.0f, 0.0f))
-#define GLU_TABLE_ELEM(TA, TB, TO, g, u, tab)   GLU_TABLE_MUL(TB, TO, as_float((tab)[g]), u)
-#define GLU_TABLE16_ELEM(TA, TB, TO, g, u, tab) GLU_TABLE_MUL(TB, TO, BICL_LD_##TA((tab)[g]), u)
-#define GLU_TABLE(TI, TO)                                                                          \
-    BICL_ALL_2_1(glu_table_##TI##_##TO, TI, TI, TO, GLU_TABLE_ELEM, GLU_TABLE_XP, GLU_TABLE_XA)    \
-    BICL_ALL_2_1(glu_table16_##TI##_##TO, TI, TI, TO, GLU_TABLE16_ELEM, GLU_TABLE16_XP,            \
-                 GLU_TABLE_XA)
+#define GLU_TABLE_MUL_UP(TB, TO, a, u)                                                             \
+    BICL_SV_##TO(bicl_op_binary(BICL_BIN_MUL, BICL_LD_##TB(u), (a), 0.0f, 0.0f))
+#define GLU_TABLE_ELEM(ORD, TA, TB, TO, g, u, tab)                                                 \
+    GLU_TABLE_MUL_##ORD(TB, TO, as_float((tab)[g]), u)
+#define GLU_TABLE16_ELEM(ORD, TA, TB, TO, g, u, tab)                                               \
+    GLU_TABLE_MUL_##ORD(TB, TO, BICL_LD_##TA((tab)[g]), u)
+#define GLU_TABLES(PFX, ORD, TI, TO)                                                               \
+    BICL_ALL_2_1(glu_table##PFX##_##TI##_##TO, TI, TI, TO, GLU_TABLE_ELEM, ORD, GLU_TABLE_XP,      \
+                 GLU_TABLE_XA)                                                                     \
+    BICL_ALL_2_1(glu_table16##PFX##_##TI##_##TO, TI, TI, TO, GLU_TABLE16_ELEM, ORD,                \
+                 GLU_TABLE16_XP, GLU_TABLE_XA)
+/* Instances the host appends: "GLU_TABLE(ti, to)" (order ACT), "GLU_TABLE_UP(ti, to)". */
+#define GLU_TABLE(TI, TO)      GLU_TABLES(, ACT, TI, TO)
+#define GLU_TABLE_UP(TI, TO)   GLU_TABLES(_up, UP, TI, TO)
+#define GLU_TABLE_BOTH(TI, TO) GLU_TABLE(TI, TO) GLU_TABLE_UP(TI, TO)
 
-#ifndef BICL_SELECTED /* else the host appends one "GLU_PAIR(act, ti, to)" or
-                       * "GLU_TABLE(ti, to)" */
-GLU_KERNELS(swiglu)
-GLU_KERNELS(geglu)
-GLU_KERNELS(geglu_tanh)
-GLU_KERNELS(reglu)
-GLU_KERNELS(swiglu_oai)
-GLU_TABLE(f16, f32)
-GLU_TABLE(f16, f16)
-GLU_TABLE(f16, bf16)
-GLU_TABLE(bf16, f32)
-GLU_TABLE(bf16, f16)
-GLU_TABLE(bf16, bf16)
+#ifndef BICL_SELECTED /* else the host appends one "GLU_PAIR(...)" or a table instance */
+BICL_GLU_OPS(GLU_X_KERNELS)
+BICL_FOR_16BIT_DTYPE_PAIRS(GLU_TABLE_BOTH)
 #endif

@@ -5,9 +5,9 @@
 #include "bicl_kernel.h"
 #include "bicl_pointwise_ops.h"
 
-#define FILL_XP()                         , float fill
-#define FILL_XA()                         , fill
-#define MASK_ELEM(TA, TB, TO, x, m, fill) ((m) != 0 ? BICL_SV_##TO(fill) : BICL_CONV(TA, TO, x))
+#define FILL_XP()                            , float fill
+#define FILL_XA()                            , fill
+#define MASK_ELEM(E, TA, TB, TO, x, m, fill) ((m) != 0 ? BICL_SV_##TO(fill) : BICL_CONV(TA, TO, x))
 
 /* x and y with 4-d strides over the right-aligned shape; c.s3 is the column, c.s2 the
  * row. lengths: i32 with 4-d strides (0 on the column dim). */
@@ -43,7 +43,7 @@
 /* Instances the host appends: "MASK_TENSOR(mt, ti, to)" (mt: u8 or i32) and
  * "MASK_POSITIONAL(ti, to)". */
 #define MASK_TENSOR(MT, TI, TO)                                                                    \
-    BICL_ALL_2_1(mask_##MT##_##TI##_##TO, TI, MT, TO, MASK_ELEM, FILL_XP, FILL_XA)
+    BICL_ALL_2_1(mask_##MT##_##TI##_##TO, TI, MT, TO, MASK_ELEM, _, FILL_XP, FILL_XA)
 #define MASK_PAIR(TI, TO) MASK_TENSOR(u8, TI, TO) MASK_TENSOR(i32, TI, TO) MASK_POSITIONAL(TI, TO)
 #ifndef BICL_SELECTED
 BICL_FOR_DTYPE_PAIRS(MASK_PAIR)

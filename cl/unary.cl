@@ -5,35 +5,31 @@
 #include "bicl_pointwise_ops.h"
 
 /* The identity op is served by bicl_cast (cast.cl); the element of the other ops:
- * load to f32, apply, store. */
-#define UNARY_ELEM(TI, TO, a, OP, cap) BICL_SV_##TO(bicl_op_unary((OP), BICL_LD_##TI(a), cap))
+ * load to f32, apply, store. An op of NP parameters gets them as kernel arguments p0...;
+ * one without any still takes p0 (the host passes 0), so every kernel of one arity has the
+ * same argument list. */
+#define UNARY_XP_0() , float p0
+#define UNARY_XA_0() , p0
+#define UNARY_XP_1() , float p0
+#define UNARY_XA_1() , p0
+#define UNARY_XP_2() , float p0, float p1
+#define UNARY_XA_2() , p0, p1
+#define UNARY_XP_4() , float p0, float p1, float p2, float p3
+#define UNARY_XA_4() , p0, p1, p2, p3
+#define UNARY_ELEM(OP, TI, TO, a, p0, p1, p2, p3)                                                  \
+    BICL_SV_##TO(bicl_op_unary((OP), BICL_LD_##TI(a), p0, p1, p2, p3))
+#define UNARY_ELEM_0(OP, TI, TO, a, p0)             UNARY_ELEM(OP, TI, TO, a, p0, 0.0f, 0.0f, 0.0f)
+#define UNARY_ELEM_1(OP, TI, TO, a, p0)             UNARY_ELEM(OP, TI, TO, a, p0, 0.0f, 0.0f, 0.0f)
+#define UNARY_ELEM_2(OP, TI, TO, a, p0, p1)         UNARY_ELEM(OP, TI, TO, a, p0, p1, 0.0f, 0.0f)
+#define UNARY_ELEM_4(OP, TI, TO, a, p0, p1, p2, p3) UNARY_ELEM(OP, TI, TO, a, p0, p1, p2, p3)
 
-#define UNARY_KERNELS(OPNAME, OP)                                                              \
-    UNARY_PAIR(OPNAME, f32, f32)                                                           \
-    UNARY_PAIR(OPNAME, f32, f16)                                                           \
-    UNARY_PAIR(OPNAME, f32, bf16)                                                          \
-    UNARY_PAIR(OPNAME, f16, f32)                                                           \
-    UNARY_PAIR(OPNAME, f16, f16)                                                           \
-    UNARY_PAIR(OPNAME, f16, bf16)                                                          \
-    UNARY_PAIR(OPNAME, bf16, f32)                                                          \
-    UNARY_PAIR(OPNAME, bf16, f16)                                                          \
-    UNARY_PAIR(OPNAME, bf16, bf16)
-
-#define UNARY_PAIR(OPNAME, TI, TO)                                                         \
-    BICL_ALL_1_1(unary_##OPNAME##_##TI##_##TO, TI, TO, UNARY_ELEM_##OPNAME, BICL_XP_CAP,       \
-                 BICL_XA_CAP)
-#define BICL_XP_CAP() , float cap
-#define BICL_XA_CAP() , cap
-
-#define UNARY_ELEM_relu(TI, TO, a, cap)       UNARY_ELEM(TI, TO, a, BICL_OP_RELU, cap)
-#define UNARY_ELEM_relu2(TI, TO, a, cap)      UNARY_ELEM(TI, TO, a, BICL_OP_RELU2, cap)
-#define UNARY_ELEM_silu(TI, TO, a, cap)       UNARY_ELEM(TI, TO, a, BICL_OP_SILU, cap)
-#define UNARY_ELEM_sigmoid(TI, TO, a, cap)    UNARY_ELEM(TI, TO, a, BICL_OP_SIGMOID, cap)
-#define UNARY_ELEM_tanh_op(TI, TO, a, cap)      UNARY_ELEM(TI, TO, a, BICL_OP_TANH, cap)
-#define UNARY_ELEM_gelu(TI, TO, a, cap)       UNARY_ELEM(TI, TO, a, BICL_OP_GELU, cap)
-#define UNARY_ELEM_gelu_tanh(TI, TO, a, cap)  UNARY_ELEM(TI, TO, a, BICL_OP_GELU_TANH, cap)
-#define UNARY_ELEM_gelu_quick(TI, TO, a, cap) UNARY_ELEM(TI, TO, a, BICL_OP_GELU_QUICK, cap)
-#define UNARY_ELEM_softcap(TI, TO, a, cap)    UNARY_ELEM(TI, TO, a, BICL_OP_SOFTCAP, cap)
+/* The kernels of one op (kernel-name part KN, registry ID, NP parameters) and dtype pair:
+ * the host appends e.g. "UNARY_PAIR(silu, SILU, 0, bf16, bf16)" (src/pointwise.c). */
+#define UNARY_PAIR(KN, ID, NP, TI, TO)                                                             \
+    BICL_ALL_1_1(unary_##KN##_##TI##_##TO, TI, TO, UNARY_ELEM_##NP, BICL_OP_##ID, UNARY_XP_##NP,   \
+                 UNARY_XA_##NP)
+#define UNARY_X_KERNELS(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)      \
+    BICL_FOR_DTYPE_PAIRS_3(UNARY_PAIR, kname, ID, BICL_NP_##PF)
 
 /* Lookup-table kernels (BICL_OPTION_ACT_TABLES): for an f16/bf16 input and an op
  * without a parameter, the host computes the stored result of every one of the 65536
@@ -52,30 +48,16 @@
  * a pure gather, which is what keeps the kernel memory-bound. The table pointer is
  * const restrict (never written, aliases nothing), so that a driver may read it
  * through its read-only/texture cache path (NVIDIA: ld.global.nc). */
-#define UNARY_TABLE_ELEM(TI, TO, a, tab) ((tab)[a])
-#define UNARY_TABLE_XP_f32()             , global const uint *restrict tab
-#define UNARY_TABLE_XP_f16()             , global const ushort *restrict tab
-#define UNARY_TABLE_XP_bf16()            , global const ushort *restrict tab
-#define UNARY_TABLE_XA()                 , tab
+#define UNARY_TABLE_ELEM(E, TI, TO, a, tab) ((tab)[a])
+#define UNARY_TABLE_XP_f32()                , global const uint *restrict tab
+#define UNARY_TABLE_XP_f16()                , global const ushort *restrict tab
+#define UNARY_TABLE_XP_bf16()               , global const ushort *restrict tab
+#define UNARY_TABLE_XA()                    , tab
 #define UNARY_TABLE(TI, TO)                                                                        \
-    BICL_ALL_1_1(unary_table_##TI##_##TO, TI, TO, UNARY_TABLE_ELEM, UNARY_TABLE_XP_##TO,           \
+    BICL_ALL_1_1(unary_table_##TI##_##TO, TI, TO, UNARY_TABLE_ELEM, _, UNARY_TABLE_XP_##TO,        \
                  UNARY_TABLE_XA)
 
-#ifndef BICL_SELECTED /* else the host appends one "UNARY_PAIR(op, ti, to)" or
-                       * "UNARY_TABLE(ti, to)" */
-UNARY_KERNELS(relu, BICL_OP_RELU)
-UNARY_KERNELS(relu2, BICL_OP_RELU2)
-UNARY_KERNELS(silu, BICL_OP_SILU)
-UNARY_KERNELS(sigmoid, BICL_OP_SIGMOID)
-UNARY_KERNELS(tanh_op, BICL_OP_TANH) /* "tanh" is a macro in OpenCL headers */
-UNARY_KERNELS(gelu, BICL_OP_GELU)
-UNARY_KERNELS(gelu_tanh, BICL_OP_GELU_TANH)
-UNARY_KERNELS(gelu_quick, BICL_OP_GELU_QUICK)
-UNARY_KERNELS(softcap, BICL_OP_SOFTCAP)
-UNARY_TABLE(f16, f32)
-UNARY_TABLE(f16, f16)
-UNARY_TABLE(f16, bf16)
-UNARY_TABLE(bf16, f32)
-UNARY_TABLE(bf16, f16)
-UNARY_TABLE(bf16, bf16)
+#ifndef BICL_SELECTED /* else the host appends one "UNARY_PAIR(...)" or "UNARY_TABLE(ti, to)" */
+BICL_UNARY_OPS(UNARY_X_KERNELS)
+BICL_FOR_16BIT_DTYPE_PAIRS(UNARY_TABLE)
 #endif

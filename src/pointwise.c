@@ -42,209 +42,6 @@ static bool finite(float v)
     return isfinite(v);
 }
 
-/* -------------------------------------------------------- lookup tables */
-/* Activations on 16-bit inputs (BICL_OPTION_ACT_TABLES): the result for each of the
- * 65536 input patterns is computed once per context on the host by the reference
- * (bicl_ref_unary / bicl_ref_glu: the same math source as the kernels), uploaded, and
- * the table kernels of cl/unary.cl and cl/glu.cl gather from it. Same bits as the
- * compute kernels by construction; tests/test_pointwise.c checks all 65536 inputs. */
-
-#define TABLE_ENTRIES 65536u
-
-/* Op names as the kernel instances spell them (tanh is a macro in OpenCL headers). */
-static const char *const unary_names[BICL_UNARY_COUNT_] = {
-    "identity", "relu", "relu2",     "silu",       "sigmoid",
-    "tanh_op",  "gelu", "gelu_tanh", "gelu_quick", "softcap"};
-static const char *const glu_names[BICL_GLU_COUNT_] = {"swiglu", "geglu", "geglu_tanh", "reglu",
-                                                       "swiglu_oai"};
-
-typedef enum table_family { TABLE_UNARY = 0, TABLE_GLU = 1 } table_family;
-
-/* A table: which op, the input dtype, and the dtype of its entries. Unary: y's dtype
- * (f32 entries are op(x) in f32; 16-bit entries are op(x) stored in that dtype). GLU:
- * f32 (act(gate) in f32, round_act_to_storage 0) or the gate's dtype (act(gate)
- * rounded to it, round_act_to_storage 1). */
-typedef struct table_key {
-    table_family family;
-    int code; /* bicl_unary_op or bicl_glu_act */
-    bicl_dtype in, entry;
-} table_key;
-
-struct bicl_act_table {
-    table_key key;
-    cl_mem mem;
-    bicl_act_table *next;
-};
-
-static bool is16(bicl_dtype d)
-{
-    return d == BICL_F16 || d == BICL_BF16;
-}
-
-/* The ops without a parameter whose evaluation costs more than a load: relu, relu2 and
- * reglu are already memory-bound, softcap and swiglu_oai have parameters. */
-static bool unary_has_table(bicl_unary_op op)
-{
-    return op == BICL_UNARY_SILU || op == BICL_UNARY_SIGMOID || op == BICL_UNARY_TANH ||
-           op == BICL_UNARY_GELU || op == BICL_UNARY_GELU_TANH || op == BICL_UNARY_GELU_QUICK;
-}
-
-static bool glu_has_table(bicl_glu_act act)
-{
-    return act == BICL_GLU_SWIGLU || act == BICL_GLU_GEGLU || act == BICL_GLU_GEGLU_TANH;
-}
-
-static bool same_key(const table_key *a, const table_key *b)
-{
-    return a->family == b->family && a->code == b->code && a->in == b->in && a->entry == b->entry;
-}
-
-static cl_mem find_table(const bicl_context *ctx, const table_key *k)
-{
-    for (const bicl_act_table *t = ctx->tables; t; t = t->next)
-        if (same_key(&t->key, k))
-            return t->mem;
-    return NULL;
-}
-
-/* The entries of table k (TABLE_ENTRIES of k->entry's size) from the host reference:
- * unary: op(x) for x = every 16-bit pattern; GLU: bicl_op_glu(act, gate, 1, ...), which
- * is act(gate) rounded as round_act_to_storage says (a * 1 is exact; cl/glu.cl). */
-static bicl_status table_values(const table_key *k, void *out)
-{
-    uint16_t *x = malloc(TABLE_ENTRIES * sizeof *x);
-    uint16_t *one = k->family == TABLE_GLU ? malloc(TABLE_ENTRIES * sizeof *one) : NULL;
-    if (!x || (k->family == TABLE_GLU && !one)) {
-        free(x);
-        free(one);
-        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "activation table inputs");
-    }
-    for (uint32_t i = 0; i < TABLE_ENTRIES; ++i)
-        x[i] = (uint16_t)i;
-    bicl_status st;
-    if (k->family == TABLE_UNARY) {
-        st = bicl_ref_unary((bicl_unary_op)k->code, NULL, k->in, x, k->entry, out, TABLE_ENTRIES);
-    } else {
-        /* 1.0 in the gate's dtype (gate and up share it) */
-        uint16_t one_bits = k->in == BICL_BF16 ? 0x3f80u : 0x3c00u;
-        for (uint32_t i = 0; i < TABLE_ENTRIES; ++i)
-            one[i] = one_bits;
-        bicl_glu_params p = {0.0f, 0.0f, k->entry != BICL_F32};
-        st = bicl_ref_glu((bicl_glu_act)k->code, &p, k->in, x, one, k->entry, out, TABLE_ENTRIES);
-    }
-    free(x);
-    free(one);
-    return st;
-}
-
-/* "silu bf16 -> f32", "swiglu rounded gate bf16": the table's name in error details. */
-static void table_name(const table_key *k, char *buf, size_t n)
-{
-    if (k->family == TABLE_UNARY)
-        snprintf(buf, n, "%s %s -> %s", unary_names[k->code], bicl_dtype_tag(k->in),
-                 bicl_dtype_tag(k->entry));
-    else
-        snprintf(buf, n, "%s%s gate %s", glu_names[k->code], k->entry != BICL_F32 ? " rounded" : "",
-                 bicl_dtype_tag(k->in));
-}
-
-/* The device buffer of table k, built on first use. The host work runs outside the
- * context's lock; when two threads build the same table at once, the first one
- * inserted is kept and the other is released (same bits either way). */
-static bicl_status table_get(bicl_context *ctx, const table_key *k, cl_mem *out)
-{
-    pthread_mutex_lock(&ctx->lock);
-    *out = find_table(ctx, k);
-    pthread_mutex_unlock(&ctx->lock);
-    if (*out)
-        return BICL_SUCCESS;
-    char what[64];
-    table_name(k, what, sizeof what);
-    size_t bytes = TABLE_ENTRIES * bicl_dtype_size(k->entry);
-    void *values = malloc(bytes);
-    bicl_act_table *t = calloc(1, sizeof *t);
-    if (!values || !t) {
-        free(values);
-        free(t);
-        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "lookup table of %s", what);
-    }
-    bicl_status st = table_values(k, values);
-    if (st != BICL_SUCCESS) {
-        free(values);
-        free(t);
-        return st;
-    }
-    cl_int err = CL_SUCCESS;
-    cl_mem mem =
-        clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, values, &err);
-    free(values);
-    if (err != CL_SUCCESS || !mem) {
-        free(t);
-        if (mem)
-            clReleaseMemObject(mem);
-        char call[128];
-        snprintf(call, sizeof call, "clCreateBuffer (lookup table of %s)", what);
-        return bicl_fail_cl(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES, call);
-    }
-    pthread_mutex_lock(&ctx->lock);
-    *out = find_table(ctx, k);
-    if (!*out) {
-        t->key = *k;
-        t->mem = mem;
-        t->next = ctx->tables;
-        ctx->tables = t;
-        *out = mem;
-        t = NULL;
-        mem = NULL;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-    if (mem)
-        clReleaseMemObject(mem);
-    free(t);
-    return BICL_SUCCESS;
-}
-
-void bicl_tables_free(bicl_context *ctx)
-{
-    bicl_act_table *t = ctx->tables;
-    while (t) {
-        bicl_act_table *next = t->next;
-        clReleaseMemObject(t->mem);
-        free(t);
-        t = next;
-    }
-    ctx->tables = NULL;
-}
-
-void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launches)
-{
-    pthread_mutex_lock(&ctx->lock);
-    size_t n = 0;
-    for (const bicl_act_table *t = ctx->tables; t; t = t->next)
-        ++n;
-    *tables = n;
-    *launches = atomic_load_explicit(&ctx->table_launches, memory_order_relaxed);
-    pthread_mutex_unlock(&ctx->lock);
-}
-
-/* Launches a table kernel: the standard operands, then the table as the one extra. */
-static bicl_status table_launch(bicl_context *ctx, cl_command_queue queue, bicl_family family,
-                                const table_key *k, const char *instance, const char *base,
-                                const bicl_tensor *const *ops, int n_ops, cl_uint n_wait,
-                                const cl_event *wait, cl_event *done)
-{
-    cl_mem tab = NULL;
-    bicl_status st = table_get(ctx, k, &tab);
-    if (st != BICL_SUCCESS)
-        return st;
-    bicl_kernel_arg extra[1] = {{sizeof tab, &tab}};
-    st = bicl_launch_elementwise(ctx, queue, family, instance, base, ops, n_ops, extra, 1, n_wait,
-                                 wait, done);
-    if (st == BICL_SUCCESS) /* a counter for tests, kept off the context's lock */
-        atomic_fetch_add_explicit(&ctx->table_launches, 1ul, memory_order_relaxed);
-    return st;
-}
-
 /* ---------------------------------------------------------------- unary */
 
 bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op op,
@@ -256,15 +53,11 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
         return st;
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_unary: unknown op %d", (int)op);
-    float cap = 0.0f;
-    if (op == BICL_UNARY_SOFTCAP) {
-        if (!params)
-            return bicl_fail(BICL_ERR_NULL_POINTER, "softcap needs params");
-        cap = params->softcap;
-        if (!finite(cap) || !(cap > 0.0f))
-            return bicl_fail(BICL_ERR_INVALID_PARAMETER, "softcap %g: must be finite and > 0",
-                             (double)cap);
-    }
+    const bicl_op_info *info = bicl_unary_info((int)op); /* NULL: the identity */
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_unary_params_gather((int)op, params, p, "bicl_unary", true);
+    if (st != BICL_SUCCESS)
+        return st;
     bicl_tensor xv;
     st = check_output(ctx, y, "y");
     if (st == BICL_SUCCESS)
@@ -278,18 +71,22 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
         return bicl_launch_cast(ctx, queue, ops, n_wait, wait, done);
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    if (ctx->act_tables && is16(x->dtype) && unary_has_table(op)) {
-        table_key k = {TABLE_UNARY, (int)op, x->dtype, y->dtype};
+    if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
+        bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype};
         snprintf(base, sizeof base, "unary_table_%s_%s", ti, to);
         snprintf(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
-        return table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2, n_wait, wait,
-                            done);
+        return bicl_table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2, n_wait,
+                                 wait, done);
     }
-    snprintf(base, sizeof base, "unary_%s_%s_%s", unary_names[op], ti, to);
-    snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %s)", unary_names[op], ti, to);
-    bicl_kernel_arg extra[1] = {{sizeof cap, &cap}};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra, 1,
-                                   n_wait, wait, done);
+    snprintf(base, sizeof base, "unary_%s_%s_%s", info->kname, ti, to);
+    snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %d, %s, %s)", info->kname, info->id,
+             info->n_params, ti, to);
+    /* p0 always (cl/unary.cl: every kernel takes it), p1... as the op has them */
+    bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {
+        {sizeof p[0], &p[0]}, {sizeof p[1], &p[1]}, {sizeof p[2], &p[2]}, {sizeof p[3], &p[3]}};
+    int n_extra = info->n_params > 1 ? info->n_params : 1;
+    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra,
+                                   n_extra, n_wait, wait, done);
 }
 
 /* ------------------------------------------------------------------ glu */
@@ -303,18 +100,13 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return st;
     if ((int)act < 0 || act >= BICL_GLU_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_glu: unknown activation %d", (int)act);
-    bicl_glu_params p = {0.0f, 0.0f, 0};
-    if (params)
-        p = *params;
-    if (act == BICL_GLU_SWIGLU_OAI) {
-        if (!params)
-            return bicl_fail(BICL_ERR_NULL_POINTER, "swiglu_oai needs params (alpha, limit)");
-        if (!finite(p.alpha) || !finite(p.limit) || !(p.limit > 0.0f))
-            return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                             "swiglu_oai: alpha %g and limit %g must be finite, limit > 0",
-                             (double)p.alpha, (double)p.limit);
-    }
-    if (p.round_act_to_storage != 0 && p.round_act_to_storage != 1)
+    const bicl_op_info *info = bicl_glu_info((int)act);
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_glu_params_gather(info, params, p, "bicl_glu", true);
+    if (st != BICL_SUCCESS)
+        return st;
+    int round_act = params ? params->round_act_to_storage : 0;
+    if (round_act != 0 && round_act != 1)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "round_act_to_storage must be 0 or 1");
     bicl_tensor gv, uv;
     st = check_output(ctx, y, "y");
@@ -333,21 +125,23 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return st;
     const char *ti = bicl_dtype_tag(gate->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    if (ctx->act_tables && is16(gate->dtype) && glu_has_table(act)) {
-        bool round = p.round_act_to_storage != 0;
-        table_key k = {TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
-        snprintf(base, sizeof base, "glu_table%s_%s_%s", round ? "16" : "", ti, to);
-        snprintf(instance, sizeof instance, "GLU_TABLE(%s, %s)", ti, to);
+    bool up_first = info->order == BICL_GLU_ORDER_UP;
+    if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table) {
+        bool round = round_act != 0;
+        bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
+        snprintf(base, sizeof base, "glu_table%s%s_%s_%s", round ? "16" : "", up_first ? "_up" : "",
+                 ti, to);
+        snprintf(instance, sizeof instance, "GLU_TABLE%s(%s, %s)", up_first ? "_UP" : "", ti, to);
         const bicl_tensor *tops[3] = {&gv, &uv, y};
-        return table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait, wait,
-                            done);
+        return bicl_table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait,
+                                 wait, done);
     }
-    snprintf(base, sizeof base, "glu_%s_%s_%s", glu_names[act], ti, to);
-    snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s)", glu_names[act], ti, to);
-    cl_int round_dt = p.round_act_to_storage ? (cl_int)gate->dtype : (cl_int)BICL_F32;
+    snprintf(base, sizeof base, "glu_%s_%s_%s", info->kname, ti, to);
+    snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s, %s)", info->kname, info->id, ti, to);
+    cl_int round_dt = round_act ? (cl_int)gate->dtype : (cl_int)BICL_F32;
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {
-        {sizeof p.alpha, &p.alpha}, {sizeof p.limit, &p.limit}, {sizeof round_dt, &round_dt}};
+        {sizeof p[0], &p[0]}, {sizeof p[1], &p[1]}, {sizeof round_dt, &round_dt}};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, instance, base, ops, 3, extra, 3,
                                    n_wait, wait, done);
 }
@@ -374,16 +168,21 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
         return bicl_fail(BICL_ERR_SHAPE_MISMATCH,
                          "x's last dim (%zu) must be even and twice y's, with equal ranks",
                          x->shape[last]);
-    bicl_tensor gate = *x, up = *x;
+    /* first and second operand of x: gate then up, or up then gate for an up-first
+     * activation (vLLM's MulAndSilu: x[..., :F] * silu(x[..., F:])) */
+    bicl_tensor first = *x, second = *x;
     size_t f = x->shape[last] / 2;
-    gate.shape[last] = up.shape[last] = f;
+    first.shape[last] = second.shape[last] = f;
     if (layout == BICL_GLU_HALVES) {
-        up.offset += f * (size_t)x->stride[last];
+        second.offset += f * (size_t)x->stride[last];
     } else {
-        gate.stride[last] = up.stride[last] = 2 * x->stride[last];
-        up.offset += (size_t)x->stride[last];
+        first.stride[last] = second.stride[last] = 2 * x->stride[last];
+        second.offset += (size_t)x->stride[last];
     }
-    return bicl_glu(ctx, queue, act, params, &gate, &up, y, n_wait, wait, done);
+    const bicl_op_info *info = bicl_glu_info((int)act);
+    if (info && info->order == BICL_GLU_ORDER_UP)
+        return bicl_glu(ctx, queue, act, params, &second, &first, y, n_wait, wait, done);
+    return bicl_glu(ctx, queue, act, params, &first, &second, y, n_wait, wait, done);
 }
 
 /* --------------------------------------------------------------- binary */

@@ -31,13 +31,17 @@ bicl_status bicl_ref_unary(bicl_unary_op op, const bicl_unary_params *params, bi
         return st;
     if ((int)op < 0 || op >= BICL_UNARY_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_unary: op %d", (int)op);
-    float cap = params ? params->softcap : 0.0f;
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_unary_params_gather((int)op, params, p, "bicl_ref_unary", false);
+    if (st != BICL_SUCCESS)
+        return st;
     for (size_t i = 0; i < n; ++i) {
         if (op == BICL_UNARY_IDENTITY)
             bicl_ref_copy_elem(x_dtype, x, i, y_dtype, y, i);
         else
-            bicl_ref_store(y_dtype, y, i,
-                           bicl_op_unary((int)op, bicl_ref_load(x_dtype, x, i), cap));
+            bicl_ref_store(
+                y_dtype, y, i,
+                bicl_op_unary((int)op, bicl_ref_load(x_dtype, x, i), p[0], p[1], p[2], p[3]));
     }
     return BICL_SUCCESS;
 }
@@ -51,13 +55,14 @@ bicl_status bicl_ref_glu(bicl_glu_act act, const bicl_glu_params *params, bicl_d
         return st;
     if ((int)act < 0 || act >= BICL_GLU_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_ref_glu: activation %d", (int)act);
-    bicl_glu_params p = {0.0f, 0.0f, 0};
-    if (params)
-        p = *params;
-    int round_dt = p.round_act_to_storage ? (int)in_dtype : BICL_DT_F32;
+    float p[BICL_OP_MAX_PARAMS];
+    st = bicl_glu_params_gather(bicl_glu_info((int)act), params, p, "bicl_ref_glu", false);
+    if (st != BICL_SUCCESS)
+        return st;
+    int round_dt = params && params->round_act_to_storage ? (int)in_dtype : BICL_DT_F32;
     for (size_t i = 0; i < n; ++i) {
         float g = bicl_ref_load(in_dtype, gate, i), u = bicl_ref_load(in_dtype, up, i);
-        bicl_ref_store(y_dtype, y, i, bicl_op_glu((int)act, g, u, p.alpha, p.limit, round_dt));
+        bicl_ref_store(y_dtype, y, i, bicl_op_glu((int)act, g, u, p[0], p[1], round_dt));
     }
     return BICL_SUCCESS;
 }

@@ -20,6 +20,8 @@
 #include "harness.h"
 #include "models.h"
 
+#include "bicl_ops.def"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +121,10 @@ static cl_mem host_buffer(const harness_call *call, const void *data, size_t byt
 
 /* ============================================================ exact formulas */
 
-/* r = f(x) for a non-NaN x, exactly (to PREC bits); r and x are distinct. */
-typedef void (*exact_fn)(mpfr_ptr r, mpfr_srcptr x);
+/* r = f(x) for a non-NaN x, exactly (to PREC bits), with the op's parameters p (its
+ * registry row's p0..p3); r and x are distinct. The oracles of bicl_ops.def's ORACLE
+ * column. A GLU of ORDER WHOLE gets its up operand as u (NULL otherwise). */
+typedef void (*exact_fn)(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p);
 
 /* r = x * g; an infinite x times a zero g is the limit, a signed zero (x sigmoid(a x) and
  * x Phi(x) at x = -inf, numerics.md). */
@@ -133,7 +137,7 @@ static void mul_limit(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr g)
 }
 
 /* r = 1 / (1 + e^-z) */
-static void exact_sigmoid(mpfr_ptr r, mpfr_srcptr z)
+static void sigmoid_of(mpfr_ptr r, mpfr_srcptr z)
 {
     mpfr_t t;
     mpfr_init2(t, PREC);
@@ -149,7 +153,7 @@ static void exact_x_sigmoid(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr z)
 {
     mpfr_t s;
     mpfr_init2(s, PREC);
-    exact_sigmoid(s, z);
+    sigmoid_of(s, z);
     mul_limit(r, x, s);
     mpfr_clear(s);
 }
@@ -164,32 +168,47 @@ static void exact_x_sigmoid_ax(mpfr_ptr r, mpfr_srcptr x, float a)
     mpfr_clear(z);
 }
 
-static void exact_relu(mpfr_ptr r, mpfr_srcptr x)
+static void exact_relu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
+    (void)u;
+    (void)p;
     if (mpfr_sgn(x) > 0)
         mpfr_set(r, x, MPFR_RNDN);
     else
         mpfr_set_zero(r, 1);
 }
 
-static void exact_relu2(mpfr_ptr r, mpfr_srcptr x)
+static void exact_relu2(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
-    exact_relu(r, x);
+    exact_relu(r, x, u, p);
     mpfr_sqr(r, r, MPFR_RNDN);
 }
 
-static void exact_silu(mpfr_ptr r, mpfr_srcptr x)
+static void exact_sigmoid(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
+    (void)u;
+    (void)p;
+    sigmoid_of(r, x);
+}
+
+static void exact_silu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
     exact_x_sigmoid_ax(r, x, 1.0f);
 }
 
-static void exact_gelu_quick(mpfr_ptr r, mpfr_srcptr x)
+static void exact_gelu_quick(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
+    (void)u;
+    (void)p;
     exact_x_sigmoid_ax(r, x, 1.702f);
 }
 
-static void exact_tanh(mpfr_ptr r, mpfr_srcptr x)
+static void exact_tanh(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
+    (void)u;
+    (void)p;
     mpfr_tanh(r, x, MPFR_RNDN);
 }
 
@@ -201,8 +220,10 @@ static void exact_tanh(mpfr_ptr r, mpfr_srcptr x)
  * cancels about 1.45 t^2 bits (erfc(t) ~ e^-t^2): erf is evaluated with that many bits
  * more (MPFR's erfc is slower there). Below GELU_TINY_BELOW any value in (-2^-160, 0)
  * rounds alike in every format: -2^-200 stands for it (the limit -0 at x = -inf). */
-static void exact_gelu(mpfr_ptr r, mpfr_srcptr x)
+static void exact_gelu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *prm)
 {
+    (void)u;
+    (void)prm;
     if (mpfr_cmp_d(x, GELU_TINY_BELOW) <= 0) {
         mpfr_set_si_2exp(r, -1, -200, MPFR_RNDN);
         return;
@@ -221,8 +242,10 @@ static void exact_gelu(mpfr_ptr r, mpfr_srcptr x)
 
 /* 0.5 x (1 + tanh(c (x + d x^3))) = x sigmoid(2c (x + d x^3)), c and d the float values
  * 0.7978845608f and 0.044715f. */
-static void exact_gelu_tanh(mpfr_ptr r, mpfr_srcptr x)
+static void exact_gelu_tanh(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
+    (void)u;
+    (void)p;
     mpfr_t z;
     mpfr_init2(z, PREC);
     mpfr_pow_ui(z, x, 3, MPFR_RNDN);
@@ -233,25 +256,137 @@ static void exact_gelu_tanh(mpfr_ptr r, mpfr_srcptr x)
     mpfr_clear(z);
 }
 
-#define SOFTCAP 30.0f
-
-/* cap tanh(x / cap) */
-static void exact_softcap(mpfr_ptr r, mpfr_srcptr x)
+/* cap tanh(x / cap), cap = p0 */
+static void exact_softcap(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
 {
-    mpfr_div_d(r, x, (double)SOFTCAP, MPFR_RNDN);
+    (void)u;
+    mpfr_div_d(r, x, (double)p[0], MPFR_RNDN);
     mpfr_tanh(r, r, MPFR_RNDN);
-    mpfr_mul_d(r, r, (double)SOFTCAP, MPFR_RNDN);
+    mpfr_mul_d(r, r, (double)p[0], MPFR_RNDN);
+}
+
+/* min(max(x, 0), 6), +0 for x <= 0 */
+static void exact_relu6(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    if (mpfr_sgn(x) <= 0)
+        mpfr_set_zero(r, 1);
+    else if (mpfr_cmp_ui(x, 6) > 0)
+        mpfr_set_ui(r, 6, MPFR_RNDN);
+    else
+        mpfr_set(r, x, MPFR_RNDN);
+}
+
+/* x > 0 ? x : x * slope, slope = p0 (the product is exact at PREC bits) */
+static void exact_leaky_relu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    if (mpfr_sgn(x) > 0)
+        mpfr_set(r, x, MPFR_RNDN);
+    else
+        mpfr_mul_d(r, x, (double)p[0], MPFR_RNDN);
+}
+
+/* x > threshold ? x : +0, threshold = p0 */
+static void exact_fatrelu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    if (mpfr_cmp_d(x, (double)p[0]) > 0)
+        mpfr_set(r, x, MPFR_RNDN);
+    else
+        mpfr_set_zero(r, 1);
+}
+
+/* x min(max(x + 3, 0), 6) / 6; the limit -0 at -inf (x * 0 with x < 0 below -3) */
+static void exact_hardswish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    if (mpfr_cmp_si(x, -3) <= 0) {
+        mpfr_set_zero(r, -1);
+        return;
+    }
+    if (mpfr_cmp_ui(x, 3) >= 0) {
+        mpfr_set(r, x, MPFR_RNDN);
+        return;
+    }
+    mpfr_add_ui(r, x, 3, MPFR_RNDN);
+    mpfr_mul(r, r, x, MPFR_RNDN);
+    mpfr_div_ui(r, r, 6, MPFR_RNDN);
+}
+
+/* log(1 + e^x), as x + log(1 + e^-x) for x > 0 (e^x of a large float overflows MPFR's
+ * exponent range) */
+static void exact_softplus(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    mpfr_t t;
+    mpfr_init2(t, PREC);
+    mpfr_abs(t, x, MPFR_RNDN);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_log1p(t, t, MPFR_RNDN);
+    if (mpfr_sgn(x) > 0)
+        mpfr_add(r, x, t, MPFR_RNDN);
+    else
+        mpfr_set(r, t, MPFR_RNDN);
+    mpfr_clear(t);
+}
+
+/* x tanh(log(1 + e^x)); at -inf the limit -0 */
+static void exact_mish(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    (void)p;
+    mpfr_t t;
+    mpfr_init2(t, PREC);
+    exact_softplus(t, x, u, p);
+    mpfr_tanh(t, t, MPFR_RNDN);
+    mul_limit(r, x, t);
+    mpfr_clear(t);
+}
+
+/* xIELU in transformers' order, every operation rounded to f32 (the formula of
+ * bicl_math_act_f32.h), expm1 exact; p = (alpha_p, alpha_n, beta, eps). The last sum
+ * is left to the harness's final rounding. */
+static void exact_xielu(mpfr_ptr r, mpfr_srcptr x, mpfr_srcptr u, const float *p)
+{
+    (void)u;
+    mpfr_t a, b;
+    mpfr_inits2(PREC, a, b, (mpfr_ptr)0);
+    mpfr_mul_d(b, x, (double)p[2], MPFR_RNDN); /* beta x */
+    round_to(BICL_F32, b);
+    if (mpfr_sgn(x) > 0) {
+        mpfr_mul_d(a, x, (double)p[0], MPFR_RNDN);
+        round_to(BICL_F32, a);
+        mpfr_mul(a, a, x, MPFR_RNDN);
+    } else {
+        if (mpfr_cmp_d(x, (double)p[3]) < 0)
+            mpfr_set(a, x, MPFR_RNDN);
+        else
+            mpfr_set_d(a, (double)p[3], MPFR_RNDN);
+        mpfr_expm1(a, a, MPFR_RNDN);
+        round_to(BICL_F32, a);
+        mpfr_sub(a, a, x, MPFR_RNDN);
+        round_to(BICL_F32, a);
+        mpfr_mul_d(a, a, (double)p[1], MPFR_RNDN);
+    }
+    round_to(BICL_F32, a);
+    mpfr_add(r, a, b, MPFR_RNDN);
+    mpfr_clears(a, b, (mpfr_ptr)0);
 }
 
 /* r = f(v) rounded to f32, NaN for a NaN v. */
-static int oracle_apply(exact_fn f, double v, mpfr_ptr exact)
+static int oracle_apply(exact_fn f, double v, const float *p, mpfr_ptr exact)
 {
     if (isnan(v))
         return oracle_nan(exact);
     mpfr_t x;
     mpfr_init2(x, PREC);
     set_value(x, v);
-    f(exact, x);
+    f(exact, x, NULL, p);
     mpfr_clear(x);
     return oracle_finish(exact);
 }
@@ -285,33 +420,35 @@ static int cast_oracle(const harness_op *op, void *state, int32_t position, cons
 
 /* ==================================================================== unary */
 
+static void exact_swiglu_oai(mpfr_ptr r, mpfr_srcptr gate, mpfr_srcptr up, const float *p);
+
+/* A unary op: its registry row (src/ops.h) and MPFR oracle. */
 typedef struct unary_def {
-    const char *name;
-    bicl_unary_op op;
+    const bicl_op_info *info;
     exact_fn exact;
-    unsigned ulp_limit;
 } unary_def;
 
-/* Limits: 0 for the exactly rounded ops, 1 for the functions, 2 for the composites
- * (docs/contract.md). */
-static const unary_def unary_defs[] = {
-    {"relu", BICL_UNARY_RELU, exact_relu, 0},
-    {"relu2", BICL_UNARY_RELU2, exact_relu2, 0},
-    {"silu", BICL_UNARY_SILU, exact_silu, 2},
-    {"sigmoid", BICL_UNARY_SIGMOID, exact_sigmoid, 1},
-    {"tanh", BICL_UNARY_TANH, exact_tanh, 1},
-    {"gelu", BICL_UNARY_GELU, exact_gelu, 2},
-    {"gelu_tanh", BICL_UNARY_GELU_TANH, exact_gelu_tanh, 2},
-    {"gelu_quick", BICL_UNARY_GELU_QUICK, exact_gelu_quick, 2},
-    {"softcap", BICL_UNARY_SOFTCAP, exact_softcap, 2},
-};
+/* One per row of cl/bicl_ops.def, with the oracle its ORACLE column names. */
+#define UNARY_DEF(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)            \
+    {NULL, ORACLE},
+static unary_def unary_defs[] = {BICL_UNARY_OPS(UNARY_DEF)};
+#define N_UNARY_DEFS (sizeof unary_defs / sizeof unary_defs[0])
+
+/* The op's parameters as the public struct, from the registry's example values. */
+static bicl_unary_params unary_params(const unary_def *def)
+{
+    bicl_unary_params p = {0};
+    bicl_unary_params_set(def->info, def->info->example, &p);
+    return p;
+}
 
 static bicl_status unary_run(const harness_op *op, const harness_call *call)
 {
     const unary_def *def = op->params;
-    bicl_unary_params p = {SOFTCAP};
+    bicl_unary_params p = unary_params(def);
     bicl_tensor x = in_view(op, call, 0), y = out_view(op, call, 0);
-    return bicl_unary(call->ctx, call->queue, def->op, &p, &x, &y, 0, NULL, NULL);
+    return bicl_unary(call->ctx, call->queue, (bicl_unary_op)def->info->code, &p, &x, &y, 0, NULL,
+                      NULL);
 }
 
 static bicl_status unary_reference(const harness_op *op, void *state, int32_t position,
@@ -320,9 +457,9 @@ static bicl_status unary_reference(const harness_op *op, void *state, int32_t po
     (void)state;
     (void)position;
     const unary_def *def = op->params;
-    bicl_unary_params p = {SOFTCAP};
-    return bicl_ref_unary(def->op, &p, op->in[0].dtype, in[0], op->out[0].dtype, out[0],
-                          op->in[0].features);
+    bicl_unary_params p = unary_params(def);
+    return bicl_ref_unary((bicl_unary_op)def->info->code, &p, op->in[0].dtype, in[0],
+                          op->out[0].dtype, out[0], op->in[0].features);
 }
 
 static int unary_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
@@ -332,44 +469,76 @@ static int unary_oracle(const harness_op *op, void *state, int32_t position, con
     (void)position;
     (void)out_index;
     const unary_def *def = op->params;
-    return oracle_apply(def->exact, value_at(op->in[0].dtype, in[0], element), exact);
+    return oracle_apply(def->exact, value_at(op->in[0].dtype, in[0], element), def->info->example,
+                        exact);
 }
 
 /* ====================================================================== glu */
 
-#define OAI_ALPHA 1.702f /* gpt-oss, ../shared/models.json */
-#define OAI_LIMIT 7.0f
-
-/* A gated unit: the activation, how gate and up are stored, and the rounding of the
- * activation. act_exact is NULL for swiglu_oai, which is one formula. */
+/* A gated unit: its registry row, how gate and up are stored, the rounding of the
+ * activation, and its oracle: act(gate), or the whole element for ORDER WHOLE. */
 typedef struct glu_def {
-    const char *name;
-    bicl_glu_act act;
+    char name[40];
+    const bicl_op_info *info;
     int round_act_to_storage;
     int fused; /* 0: gate and up are two tensors; 1: one tensor in `layout` */
     bicl_glu_layout layout;
-    exact_fn act_exact;
-    unsigned ulp_limit;
+    exact_fn exact;
 } glu_def;
 
-static const glu_def glu_defs[] = {
-    {"swiglu", BICL_GLU_SWIGLU, 0, 0, BICL_GLU_HALVES, exact_silu, 2},
-    {"swiglu_round", BICL_GLU_SWIGLU, 1, 0, BICL_GLU_HALVES, exact_silu, 2},
-    {"geglu", BICL_GLU_GEGLU, 0, 0, BICL_GLU_HALVES, exact_gelu, 2},
-    {"geglu_round", BICL_GLU_GEGLU, 1, 0, BICL_GLU_HALVES, exact_gelu, 2},
-    {"geglu_tanh", BICL_GLU_GEGLU_TANH, 0, 0, BICL_GLU_HALVES, exact_gelu_tanh, 2},
-    {"geglu_tanh_round", BICL_GLU_GEGLU_TANH, 1, 0, BICL_GLU_HALVES, exact_gelu_tanh, 2},
-    {"reglu", BICL_GLU_REGLU, 0, 0, BICL_GLU_HALVES, exact_relu, 0},
-    {"reglu_round", BICL_GLU_REGLU, 1, 0, BICL_GLU_HALVES, exact_relu, 0},
-    {"swiglu_oai", BICL_GLU_SWIGLU_OAI, 0, 0, BICL_GLU_HALVES, NULL, 2},
-    {"swiglu_halves", BICL_GLU_SWIGLU, 0, 1, BICL_GLU_HALVES, exact_silu, 2},
-    {"swiglu_interleaved", BICL_GLU_SWIGLU, 0, 1, BICL_GLU_INTERLEAVED, exact_silu, 2},
-    {"swiglu_oai_interleaved", BICL_GLU_SWIGLU_OAI, 0, 1, BICL_GLU_INTERLEAVED, NULL, 2},
+/* The oracles of the registry's rows, by code. */
+#define GLU_ORACLE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)    \
+    [code] = ORACLE,
+static const exact_fn glu_oracles[BICL_GLU_COUNT_] = {BICL_GLU_OPS(GLU_ORACLE)};
+
+/* Each registry row as two tensors (and, unless it is one formula, with the activation
+ * rounded to the storage dtype: "_round"), then these fused layouts. */
+static const struct {
+    const char *act;
+    bicl_glu_layout layout;
+    const char *label;
+} glu_fused[] = {
+    {"swiglu", BICL_GLU_HALVES, "swiglu_halves"},
+    {"swiglu", BICL_GLU_INTERLEAVED, "swiglu_interleaved"},
+    {"swiglu_oai", BICL_GLU_INTERLEAVED, "swiglu_oai_interleaved"},
+    {"mul_and_silu", BICL_GLU_HALVES, "mul_and_silu_halves"}, /* [up | gate] */
 };
+#define N_GLU_FUSED (sizeof glu_fused / sizeof glu_fused[0])
+static glu_def glu_defs[2 * BICL_GLU_COUNT_ + N_GLU_FUSED];
+static size_t n_glu_defs;
+
+static void glu_def_add(const char *name, const bicl_op_info *info, int round, int fused,
+                        bicl_glu_layout layout)
+{
+    glu_def *d = &glu_defs[n_glu_defs++];
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->info = info;
+    d->round_act_to_storage = round;
+    d->fused = fused;
+    d->layout = layout;
+    d->exact = glu_oracles[info->code];
+}
+
+static void glu_defs_build(void)
+{
+    char name[40];
+    for (int a = 0; a < BICL_GLU_COUNT_; ++a) {
+        const bicl_op_info *info = bicl_glu_info(a);
+        glu_def_add(info->name, info, 0, 0, BICL_GLU_HALVES);
+        if (info->order != BICL_GLU_ORDER_WHOLE) {
+            snprintf(name, sizeof name, "%s_round", info->name);
+            glu_def_add(name, info, 1, 0, BICL_GLU_HALVES);
+        }
+    }
+    for (size_t i = 0; i < N_GLU_FUSED; ++i)
+        glu_def_add(glu_fused[i].label, bicl_glu_find(glu_fused[i].act), 0, 1, glu_fused[i].layout);
+}
 
 static bicl_glu_params glu_params(const glu_def *def)
 {
-    bicl_glu_params p = {OAI_ALPHA, OAI_LIMIT, def->round_act_to_storage};
+    bicl_glu_params p = {0};
+    bicl_glu_params_set(def->info, def->info->example, &p);
+    p.round_act_to_storage = def->round_act_to_storage;
     return p;
 }
 
@@ -378,20 +547,24 @@ static bicl_status glu_run(const harness_op *op, const harness_call *call)
     const glu_def *def = op->params;
     bicl_glu_params p = glu_params(def);
     bicl_tensor y = out_view(op, call, 0), x = in_view(op, call, 0);
+    bicl_glu_act act = (bicl_glu_act)def->info->code;
     if (def->fused)
-        return bicl_glu_fused(call->ctx, call->queue, def->act, &p, def->layout, &x, &y, 0, NULL,
-                              NULL);
+        return bicl_glu_fused(call->ctx, call->queue, act, &p, def->layout, &x, &y, 0, NULL, NULL);
     bicl_tensor up = in_view(op, call, 1);
-    return bicl_glu(call->ctx, call->queue, def->act, &p, &x, &up, &y, 0, NULL, NULL);
+    return bicl_glu(call->ctx, call->queue, act, &p, &x, &up, &y, 0, NULL, NULL);
 }
 
-/* Element e of gate and of up in the inputs of one token. */
+/* Element e of gate and of up in the inputs of one token (a fused tensor of an up-first
+ * activation holds up first). */
 static void glu_pair_index(const harness_op *op, size_t e, size_t *gate, size_t *up)
 {
     const glu_def *def = op->params;
     size_t f = op->out[0].features;
-    *gate = !def->fused ? e : def->layout == BICL_GLU_HALVES ? e : 2 * e;
-    *up = !def->fused ? e : def->layout == BICL_GLU_HALVES ? f + e : 2 * e + 1;
+    size_t first = !def->fused ? e : def->layout == BICL_GLU_HALVES ? e : 2 * e;
+    size_t second = !def->fused ? e : def->layout == BICL_GLU_HALVES ? f + e : 2 * e + 1;
+    bool swap = def->fused && def->info->order == BICL_GLU_ORDER_UP;
+    *gate = swap ? second : first;
+    *up = swap ? first : second;
 }
 
 static const void *glu_up_row(const harness_op *op, const void *const *in)
@@ -419,7 +592,8 @@ static bicl_status glu_reference(const harness_op *op, void *state, int32_t posi
             memcpy(gate + e * es, (const unsigned char *)in[0] + g * es, es);
             memcpy(up + e * es, (const unsigned char *)glu_up_row(op, in) + u * es, es);
         }
-        st = bicl_ref_glu(def->act, &p, dt, gate, up, op->out[0].dtype, out[0], f);
+        st = bicl_ref_glu((bicl_glu_act)def->info->code, &p, dt, gate, up, op->out[0].dtype, out[0],
+                          f);
     }
     free(gate);
     free(up);
@@ -427,36 +601,39 @@ static bicl_status glu_reference(const harness_op *op, void *state, int32_t posi
 }
 
 /* gpt-oss: (clamp(up, -limit, limit) + 1) * g * sigmoid(alpha g), g = min(gate, limit),
- * rounded once. */
-static void exact_swiglu_oai(mpfr_ptr r, mpfr_srcptr gate, mpfr_srcptr up)
+ * rounded once; alpha = p0, limit = p1. */
+static void exact_swiglu_oai(mpfr_ptr r, mpfr_srcptr gate, mpfr_srcptr up, const float *p)
 {
+    double limit = (double)p[1];
     mpfr_t g, u;
     mpfr_inits2(PREC, g, u, (mpfr_ptr)0);
     mpfr_set(g, gate, MPFR_RNDN);
-    if (mpfr_cmp_d(g, (double)OAI_LIMIT) > 0)
-        mpfr_set_d(g, (double)OAI_LIMIT, MPFR_RNDN);
+    if (mpfr_cmp_d(g, limit) > 0)
+        mpfr_set_d(g, limit, MPFR_RNDN);
     mpfr_set(u, up, MPFR_RNDN);
-    if (mpfr_cmp_d(u, -(double)OAI_LIMIT) < 0)
-        mpfr_set_d(u, -(double)OAI_LIMIT, MPFR_RNDN);
-    if (mpfr_cmp_d(u, (double)OAI_LIMIT) > 0)
-        mpfr_set_d(u, (double)OAI_LIMIT, MPFR_RNDN);
+    if (mpfr_cmp_d(u, -limit) < 0)
+        mpfr_set_d(u, -limit, MPFR_RNDN);
+    if (mpfr_cmp_d(u, limit) > 0)
+        mpfr_set_d(u, limit, MPFR_RNDN);
     mpfr_add_ui(u, u, 1, MPFR_RNDN);
-    exact_x_sigmoid_ax(r, g, OAI_ALPHA);
+    exact_x_sigmoid_ax(r, g, p[0]);
     mpfr_mul(r, u, r, MPFR_RNDN);
     mpfr_clears(g, u, (mpfr_ptr)0);
 }
 
-/* a = round(act(gate)) (to f32, then to gate's dtype when asked), then round(a * up). */
+/* a = round(act(gate)) (to f32, then to gate's dtype when asked), then round(a * up); or
+ * the one formula of ORDER WHOLE. */
 static void exact_glu(const harness_op *op, mpfr_ptr r, mpfr_srcptr gate, mpfr_srcptr up)
 {
     const glu_def *def = op->params;
-    if (!def->act_exact) {
-        exact_swiglu_oai(r, gate, up);
+    const float *p = def->info->example;
+    if (def->info->order == BICL_GLU_ORDER_WHOLE) {
+        def->exact(r, gate, up, p);
         return;
     }
     mpfr_t a;
     mpfr_init2(a, PREC);
-    def->act_exact(a, gate);
+    def->exact(a, gate, NULL, p);
     round_to(BICL_F32, a);
     if (def->round_act_to_storage)
         round_to(op->in[0].dtype, a);
@@ -1399,7 +1576,7 @@ static int positions_oracle(const harness_op *op, void *state, int32_t position,
 
 /* ================================================================ registry */
 
-#define MAX_OPS 320
+#define MAX_OPS 512 /* 321 configurations today (bicl-check --list); add_op aborts past this */
 static harness_op registry[MAX_OPS];
 static char registry_labels[MAX_OPS][96];
 static size_t registry_n;
@@ -1478,25 +1655,29 @@ static void add_casts(void)
 static void add_unary(void)
 {
     char label[32];
-    for (size_t d = 0; d < sizeof unary_defs / sizeof unary_defs[0]; ++d)
+    for (size_t d = 0; d < N_UNARY_DEFS; ++d) {
+        unary_def *def = &unary_defs[d];
+        def->info = bicl_unary_info((int)d + 1); /* the rows follow the identity, in order */
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) {
                 dtype_pair p = {float_dtypes[a], float_dtypes[b]};
-                harness_op op = one_to_one(unary_defs[d].name, p);
-                op.params = &unary_defs[d];
+                harness_op op = one_to_one(def->info->name, p);
+                op.params = def;
                 op.run = unary_run;
                 op.reference = unary_reference;
                 op.oracle = unary_oracle;
-                op.ulp_limit = unary_defs[d].ulp_limit;
-                op.flags = variant_flags(unary_defs[d].op == BICL_UNARY_SILU && storage_widths(p));
+                op.ulp_limit = def->info->ulp;
+                op.flags = variant_flags(def->info->code == BICL_UNARY_SILU && storage_widths(p));
                 add_op(op, pair_label(label, sizeof label, p.in, p.out));
             }
+    }
 }
 
 static void add_glu(void)
 {
     char label[32];
-    for (size_t d = 0; d < sizeof glu_defs / sizeof glu_defs[0]; ++d)
+    glu_defs_build();
+    for (size_t d = 0; d < n_glu_defs; ++d)
         for (size_t k = 0; k < N_STD_PAIRS; ++k) {
             const glu_def *def = &glu_defs[d];
             dtype_pair p = std_pairs[k];
@@ -1509,7 +1690,7 @@ static void add_glu(void)
             op.run = glu_run;
             op.reference = glu_reference;
             op.oracle = glu_oracle;
-            op.ulp_limit = def->ulp_limit;
+            op.ulp_limit = def->info->ulp;
             op.flags = variant_flags(d == 0 && storage_widths(p));
             add_op(op, pair_label(label, sizeof label, p.in, p.out));
         }

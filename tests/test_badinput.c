@@ -195,12 +195,12 @@ BAD(glu_gate_up_dtypes_differ)
 }
 BAD(glu_oai_alpha_nan)
 {
-    bicl_glu_params p = {NAN, 7.0f, 0};
+    bicl_glu_params p = {.alpha = NAN, .limit = 7.0f};
     return bicl_glu(C, Q, BICL_GLU_SWIGLU_OAI, &p, &f->tx, &f->tg, &f->ty, 0, NULL, NULL);
 }
 BAD(glu_oai_limit_inf)
 {
-    bicl_glu_params p = {1.702f, INFINITY, 0};
+    bicl_glu_params p = {.alpha = 1.702f, .limit = INFINITY};
     return bicl_glu(C, Q, BICL_GLU_SWIGLU_OAI, &p, &f->tx, &f->tg, &f->ty, 0, NULL, NULL);
 }
 BAD(glu_oai_without_params)

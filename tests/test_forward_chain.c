@@ -435,7 +435,8 @@ static void rope(fc_state *st, const fc_call *c, call_bufs *b)
 static void swiglu(fc_state *st, const fc_call *c, call_bufs *b)
 {
     size_t sh[2] = {c->rows, FF};
-    bicl_glu_params gp = {0.0f, 0.0f, 1}; /* act rounded to bf16 first, as HF eager does */
+    bicl_glu_params gp = {.round_act_to_storage =
+                              1}; /* act rounded to bf16 first, as HF eager does */
     bicl_tensor tg = test_view(&b->gb, BICL_BF16, 0, 2, sh),
                 tu = test_view(&b->ub, BICL_BF16, 0, 2, sh);
     bicl_tensor ty = test_view(&b->act, BICL_BF16, 0, 2, sh);
@@ -655,7 +656,7 @@ static void assert_matches_reference(const fc_state *st, const tok_out *o, int s
                          BICL_SUCCESS);
         assert_memory_equal(got, u16, HEAD_DIM * 2);
     }
-    bicl_glu_params gp = {0.0f, 0.0f, 1};
+    bicl_glu_params gp = {.round_act_to_storage = 1};
     bicl_ref_glu(BICL_GLU_SWIGLU, &gp, BICL_BF16, o->gb, o->ub, BICL_BF16, u16, FF);
     assert_memory_equal(o->act, u16, FF * 2);
     uint16_t y[HID];

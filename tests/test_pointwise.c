@@ -24,6 +24,25 @@ typedef struct op_case {
 
 enum { K_UNARY, K_GLU, K_BINARY, K_AXPBY, K_SCALE, K_RESIDUAL, K_MASK };
 
+/* The parameters of an activation: its registry row's example values (cl/bicl_ops.def). */
+static bicl_unary_params unary_p(const op_case *c)
+{
+    bicl_unary_params p = {0};
+    const bicl_op_info *info = bicl_unary_info(c->code);
+    if (info)
+        bicl_unary_params_set(info, info->example, &p);
+    return p;
+}
+
+static bicl_glu_params glu_p(const op_case *c)
+{
+    bicl_glu_params p = {0};
+    const bicl_op_info *info = bicl_glu_info(c->code);
+    bicl_glu_params_set(info, info->example, &p);
+    p.round_act_to_storage = c->flag;
+    return p;
+}
+
 static bicl_status run_device(test_env *env, const op_case *c, const bicl_tensor *in,
                               const bicl_tensor *out)
 {
@@ -31,11 +50,11 @@ static bicl_status run_device(test_env *env, const op_case *c, const bicl_tensor
     cl_command_queue q = env->queue;
     switch (c->kind) {
     case K_UNARY: {
-        bicl_unary_params p = {c->p0};
+        bicl_unary_params p = unary_p(c);
         return bicl_unary(x, q, (bicl_unary_op)c->code, &p, &in[0], &out[0], 0, NULL, NULL);
     }
     case K_GLU: {
-        bicl_glu_params p = {c->p0, c->p1, c->flag};
+        bicl_glu_params p = glu_p(c);
         return bicl_glu(x, q, (bicl_glu_act)c->code, &p, &in[0], &in[1], &out[0], 0, NULL, NULL);
     }
     case K_BINARY:
@@ -56,12 +75,12 @@ static void run_reference(const op_case *c, void *const *in, void **out, size_t 
     bicl_status st = BICL_SUCCESS;
     switch (c->kind) {
     case K_UNARY: {
-        bicl_unary_params p = {c->p0};
+        bicl_unary_params p = unary_p(c);
         st = bicl_ref_unary((bicl_unary_op)c->code, &p, c->in[0], in[0], c->out[0], out[0], n);
         break;
     }
     case K_GLU: {
-        bicl_glu_params p = {c->p0, c->p1, c->flag};
+        bicl_glu_params p = glu_p(c);
         st = bicl_ref_glu((bicl_glu_act)c->code, &p, c->in[0], in[0], in[1], c->out[0], out[0], n);
         break;
     }
@@ -105,24 +124,25 @@ static size_t all_cases(op_case *cs, size_t max)
         assert_true(n < max);                                                                      \
         cs[n++] = (c_);                                                                            \
     } while (0)
-    static const char *const un[] = {"identity", "relu", "relu2",     "silu",       "sigmoid",
-                                     "tanh",     "gelu", "gelu_tanh", "gelu_quick", "softcap"};
-    static const char *const gn[] = {"swiglu", "geglu", "geglu_tanh", "reglu", "swiglu_oai"};
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) {
             const char *an = bicl_dtype_name(fdt[a]), *bn = bicl_dtype_name(fdt[b]);
             for (int op = 0; op < BICL_UNARY_COUNT_; ++op) {
-                op_case c = {"", 1, 1, {fdt[a]}, {fdt[b]}, K_UNARY, op, 30.0f, 0, 0};
-                snprintf(c.name, sizeof c.name, "%s %s->%s", un[op], an, bn);
+                op_case c = {"", 1, 1, {fdt[a]}, {fdt[b]}, K_UNARY, op, 0, 0, 0};
+                const bicl_op_info *info = bicl_unary_info(op); /* NULL: the identity */
+                snprintf(c.name, sizeof c.name, "%s %s->%s", info ? info->name : "identity", an,
+                         bn);
                 ADD(c);
             }
-            for (int act = 0; act < BICL_GLU_COUNT_; ++act)
-                for (int r = 0; r < (act == BICL_GLU_SWIGLU_OAI ? 1 : 2); ++r) {
-                    op_case c = {"", 2, 1, {fdt[a], fdt[a]}, {fdt[b]}, K_GLU, act, 1.702f, 7.0f, r};
-                    snprintf(c.name, sizeof c.name, "%s%s %s->%s", gn[act], r ? " round" : "", an,
-                             bn);
+            for (int act = 0; act < BICL_GLU_COUNT_; ++act) {
+                const bicl_op_info *info = bicl_glu_info(act);
+                for (int r = 0; r < (info->order == BICL_GLU_ORDER_WHOLE ? 1 : 2); ++r) {
+                    op_case c = {"", 2, 1, {fdt[a], fdt[a]}, {fdt[b]}, K_GLU, act, 0, 0, r};
+                    snprintf(c.name, sizeof c.name, "%s%s %s->%s", info->name, r ? " round" : "",
+                             an, bn);
                     ADD(c);
                 }
+            }
             for (int o = 0; o < 3; ++o) {
                 op_case c = {"", 2, 1, {fdt[a], fdt[b]}, {fdt[o]}, K_BINARY, (a + b + o) % 3,
                              0,  0, 0};
@@ -369,7 +389,12 @@ static uint32_t bits_f(float f)
 static uint32_t unary_bits(bicl_unary_op op, uint32_t x, float cap)
 {
     float in = f_bits(x), out;
-    bicl_unary_params p = {cap};
+    bicl_unary_params p = {.softcap = cap,
+                           .negative_slope = 0.01f,
+                           .alpha_p = 0.8f,
+                           .alpha_n = 0.8f,
+                           .beta = 0.5f,
+                           .eps = -1e-6f};
     assert_int_equal(bicl_ref_unary(op, &p, BICL_F32, &in, BICL_F32, &out, 1), BICL_SUCCESS);
     return bits_f(out);
 }
@@ -397,6 +422,29 @@ static void special_value_semantics(void **state)
     assert_int_equal(unary_bits(BICL_UNARY_GELU_TANH, nz, 0), nz);
     assert_int_equal(unary_bits(BICL_UNARY_SOFTCAP, pinf, 30.0f), bits_f(30.0f));
     assert_int_equal(unary_bits(BICL_UNARY_SOFTCAP, snan, 30.0f), 0x7fc00123u);
+    /* the registry's later activations (cl/bicl_math_act_f32.h) */
+    assert_int_equal(unary_bits(BICL_UNARY_RELU6, nz, 0), pz);
+    assert_int_equal(unary_bits(BICL_UNARY_RELU6, pinf, 0), bits_f(6.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_RELU6, snan, 0), 0x7fc00123u);
+    assert_int_equal(unary_bits(BICL_UNARY_LEAKY_RELU, nz, 0), nz); /* -0 * slope */
+    assert_int_equal(unary_bits(BICL_UNARY_LEAKY_RELU, ninf, 0), ninf);
+    assert_int_equal(unary_bits(BICL_UNARY_LEAKY_RELU, bits_f(-2.0f), 0), bits_f(-0.02f));
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, ninf, 0), nz); /* the limit, not NaN */
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, bits_f(-3.0f), 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, bits_f(3.0f), 0), bits_f(3.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, bits_f(1.5f), 0), bits_f(1.125f));
+    assert_int_equal(unary_bits(BICL_UNARY_HARDSWISH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_MISH, ninf, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_MISH, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_MISH, nz, 0), nz);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, ninf, 0), pz);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, pz, 0), bits_f(0x1.62e43p-1f)); /* ln 2 */
+    assert_int_equal(unary_bits(BICL_UNARY_SOFTPLUS, bits_f(30.0f), 0), bits_f(30.0f));
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, pinf, 0), pinf);
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, ninf, 0), 0x7fc00000u); /* inf - inf */
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, snan, 0), 0x7fc00123u);
+    assert_int_equal(unary_bits(BICL_UNARY_XIELU, bits_f(2.0f), 0), bits_f(4.2f)); /* .8*4+1 */
     /* binary: inf - inf is the canonical NaN, not the x86 default NaN 0xffc00000 */
     float a = f_bits(pinf), b = f_bits(pinf), y;
     bicl_ref_binary(BICL_BINARY_SUB, BICL_F32, &a, BICL_F32, &b, BICL_F32, &y, 1);
@@ -410,9 +458,25 @@ static void special_value_semantics(void **state)
     assert_int_equal(bits_f(y), qnan_neg);
     /* 0 * inf in a gated unit: canonical NaN */
     float g = f_bits(pinf), u = 0.0f;
-    bicl_glu_params gp = {0, 0, 0};
+    bicl_glu_params gp = {0};
     bicl_ref_glu(BICL_GLU_REGLU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
     assert_int_equal(bits_f(y), 0x7fc00000u);
+    /* mul_and_silu multiplies up first: of two NaNs, up's wins (swiglu: the gate's) */
+    g = f_bits(0x7fa00001u);
+    u = f_bits(qnan_neg);
+    bicl_ref_glu(BICL_GLU_MUL_AND_SILU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), qnan_neg);
+    bicl_ref_glu(BICL_GLU_SWIGLU, &gp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), 0x7fe00001u);
+    /* fatrelu: gate > threshold passes, else +0 (times up) */
+    bicl_glu_params fp = {.threshold = 0.5f};
+    g = 0.5f;
+    u = 3.0f;
+    bicl_ref_glu(BICL_GLU_FATRELU, &fp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), pz);
+    g = 0.75f;
+    bicl_ref_glu(BICL_GLU_FATRELU, &fp, BICL_F32, &g, &u, BICL_F32, &y, 1);
+    assert_int_equal(bits_f(y), bits_f(2.25f));
     /* mask fill over NaN: the fill wins; unmasked NaN bits pass unchanged */
     float xs[2] = {f_bits(snan), f_bits(snan)}, ys[2];
     uint8_t sel[2] = {1, 0};
@@ -440,7 +504,7 @@ static void known_answers(void **state)
     for (uint32_t i = 0; i < 4096; ++i) {
         uint16_t g = (uint16_t)(0x3f00 + i), u = 0x4049; /* gate in [0.5, 2^9), up 3.14 */
         uint16_t o0, o1;
-        bicl_glu_params p0 = {0, 0, 0}, p1 = {0, 0, 1};
+        bicl_glu_params p0 = {0}, p1 = {.round_act_to_storage = 1};
         bicl_ref_glu(BICL_GLU_SWIGLU, &p0, BICL_BF16, &g, &u, BICL_BF16, &o0, 1);
         bicl_ref_glu(BICL_GLU_SWIGLU, &p1, BICL_BF16, &g, &u, BICL_BF16, &o1, 1);
         differ += o0 != o1;
@@ -457,7 +521,7 @@ static void known_answers(void **state)
     assert_int_equal(yb, 0x4000);
     /* gpt-oss swiglu clamps: gate above the limit is the limit; up is clamped both ways */
     float gate = 100.0f, up = -50.0f, out, ref_out;
-    bicl_glu_params oai = {1.702f, 7.0f, 0};
+    bicl_glu_params oai = {.alpha = 1.702f, .limit = 7.0f};
     bicl_ref_glu(BICL_GLU_SWIGLU_OAI, &oai, BICL_F32, &gate, &up, BICL_F32, &out, 1);
     gate = 7.0f;
     up = -7.0f;
@@ -502,7 +566,7 @@ static void broadcast_bias_scale_and_fused_glu(void **state)
     /* fused GLU from one tensor [R][2C], halves and interleaved */
     bicl_tensor tx2 = test_view(&bx, BICL_BF16, 0, 2, sh2);
     for (int layout = 0; layout < 2; ++layout) {
-        bicl_glu_params p = {0, 0, 1};
+        bicl_glu_params p = {.round_act_to_storage = 1};
         assert_int_equal(bicl_glu_fused(env->ctx, env->queue, BICL_GLU_SWIGLU, &p,
                                         (bicl_glu_layout)layout, &tx2, &ty, 0, NULL, NULL),
                          BICL_SUCCESS);
@@ -554,14 +618,10 @@ static bool has_table(const op_case *c)
 {
     if (c->in[0] != BICL_F16 && c->in[0] != BICL_BF16)
         return false;
-    if (c->kind == K_UNARY)
-        return c->code == BICL_UNARY_SILU || c->code == BICL_UNARY_SIGMOID ||
-               c->code == BICL_UNARY_TANH || c->code == BICL_UNARY_GELU ||
-               c->code == BICL_UNARY_GELU_TANH || c->code == BICL_UNARY_GELU_QUICK;
-    if (c->kind == K_GLU)
-        return c->code == BICL_GLU_SWIGLU || c->code == BICL_GLU_GEGLU ||
-               c->code == BICL_GLU_GEGLU_TANH;
-    return false;
+    const bicl_op_info *info = c->kind == K_UNARY ? bicl_unary_info(c->code)
+                               : c->kind == K_GLU ? bicl_glu_info(c->code)
+                                                  : NULL;
+    return info && info->table;
 }
 
 /* A context on env's cl_context and device (so env's queue and buffers serve it) with
@@ -716,8 +776,6 @@ static void act_table_option_and_path(void **state)
                          .out = {calls[i].out},
                          .kind = calls[i].kind,
                          .code = calls[i].code,
-                         .p0 = calls[i].code == BICL_UNARY_SOFTCAP ? 30.0f : 1.702f,
-                         .p1 = 7.0f,
                          .flag = calls[i].flag};
             snprintf(c.name, sizeof c.name, "call %zu (%s)", i, pass ? "off" : "auto");
             run_flat(e, &c, calls[i].in == BICL_F32 ? in32 : in16, n, out);
@@ -830,8 +888,10 @@ static void act_tables_equal_compute_on_every_input(void **state)
         free(g);
         free(u);
     }
-    /* 6 unary ops x 2 input x 3 output dtypes; 3 gated units x 2 x 3 x rounding 2 ways */
-    assert_int_equal(n_table, 36 + 36);
+    /* 9 unary ops (silu, sigmoid, tanh, gelu, gelu_tanh, gelu_quick, hardswish, mish,
+     * softplus) x 2 input x 3 output dtypes; 4 gated units (swiglu, geglu, geglu_tanh,
+     * mul_and_silu) x 2 x 3 x rounding 2 ways */
+    assert_int_equal(n_table, 54 + 48);
     bicl_context_free(on.ctx);
     bicl_context_free(off.ctx);
 }
@@ -866,15 +926,15 @@ static void *table_worker_main(void *arg)
     bicl_tensor ty = bicl_tensor_contiguous(my, BICL_BF16, 0, 1, shape);
     bicl_tensor txh = tx, tyh = ty;
     txh.dtype = tyh.dtype = BICL_F16;
-    bicl_glu_params round = {0, 0, 1};
+    bicl_glu_params round = {.round_act_to_storage = 1};
     for (int k = 0; k < 3; ++k) {
         if (k == 0)
             w->st[k] = bicl_unary(w->env.ctx, q, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL);
         else if (k == 1)
             w->st[k] = bicl_unary(w->env.ctx, q, BICL_UNARY_GELU, NULL, &txh, &tyh, 0, NULL, NULL);
         else
-            w->st[k] = bicl_glu(w->env.ctx, q, BICL_GLU_SWIGLU, &round, &tx, &tu, &ty, 0, NULL,
-                                NULL);
+            w->st[k] =
+                bicl_glu(w->env.ctx, q, BICL_GLU_SWIGLU, &round, &tx, &tu, &ty, 0, NULL, NULL);
         if (w->st[k] == BICL_SUCCESS &&
             clEnqueueReadBuffer(q, my, CL_TRUE, 0, bytes, w->y[k], 0, NULL, NULL) != CL_SUCCESS)
             w->st[k] = BICL_ERR_OPENCL;
@@ -909,7 +969,7 @@ static void act_tables_first_use_from_threads(void **state)
         assert_int_equal(pthread_create(&th[t], NULL, table_worker_main, &ws[t]), 0);
     for (int t = 0; t < TT_THREADS; ++t)
         assert_int_equal(pthread_join(th[t], NULL), 0);
-    bicl_glu_params round = {0, 0, 1};
+    bicl_glu_params round = {.round_act_to_storage = 1};
     uint16_t want[TT_N];
     for (int t = 0; t < TT_THREADS; ++t) {
         for (int k = 0; k < 3; ++k)
@@ -961,8 +1021,11 @@ static void bad_inputs_write_nothing(void **state)
     test_buf_read_all(env, &by, before);
     bicl_context *c = env->ctx;
     cl_command_queue q = env->queue;
-    bicl_unary_params bad_cap = {0.0f}, nan_cap = {NAN};
-    bicl_glu_params bad_limit = {1.702f, -1.0f, 0}, bad_round = {0, 0, 2};
+    bicl_unary_params bad_cap = {.softcap = 0.0f}, nan_cap = {.softcap = NAN};
+    bicl_glu_params bad_limit = {.alpha = 1.702f, .limit = -1.0f},
+                    bad_round = {.round_act_to_storage = 2},
+                    inf_threshold = {.threshold = INFINITY};
+    bicl_unary_params nan_eps = {.alpha_p = 0.8f, .alpha_n = 0.8f, .beta = 0.5f, .eps = NAN};
     struct {
         const char *what;
         bicl_status got, want;
@@ -991,6 +1054,16 @@ static void bad_inputs_write_nothing(void **state)
          BICL_ERR_INVALID_ENUM},
         {"swiglu_oai negative limit",
          bicl_glu(c, q, BICL_GLU_SWIGLU_OAI, &bad_limit, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"leaky_relu without params",
+         bicl_unary(c, q, BICL_UNARY_LEAKY_RELU, NULL, &x, &y, 0, NULL, NULL),
+         BICL_ERR_NULL_POINTER},
+        {"xielu eps NaN", bicl_unary(c, q, BICL_UNARY_XIELU, &nan_eps, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"fatrelu without params",
+         bicl_glu(c, q, BICL_GLU_FATRELU, NULL, &x, &x, &y, 0, NULL, NULL), BICL_ERR_NULL_POINTER},
+        {"fatrelu threshold inf",
+         bicl_glu(c, q, BICL_GLU_FATRELU, &inf_threshold, &x, &x, &y, 0, NULL, NULL),
          BICL_ERR_INVALID_PARAMETER},
         {"round flag 2", bicl_glu(c, q, BICL_GLU_SWIGLU, &bad_round, &x, &x, &y, 0, NULL, NULL),
          BICL_ERR_INVALID_PARAMETER},

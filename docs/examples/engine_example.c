@@ -386,7 +386,7 @@ int main(void)
 
     host_data d = make_inputs(cfg.head_dim);
     make_buffers(&e, &d);
-    bicl_glu_params glu = {0.0f, 0.0f, 1}; /* round silu(gate) to bf16, as HF does */
+    bicl_glu_params glu = {.round_act_to_storage = 1}; /* round silu(gate) to bf16, as HF does */
     void *out[5];
     cl_event reads[5];
     enqueue_layer(&e, &d, &glu, out, reads);

@@ -23,21 +23,35 @@ typedef enum bicl_unary_op {
     BICL_UNARY_SILU = 3,     /* x * sigmoid(x) */
     BICL_UNARY_SIGMOID = 4,  /* 1 / (1 + e^-x) */
     BICL_UNARY_TANH = 5,
-    BICL_UNARY_GELU = 6,       /* x * Phi(x), erf form */
-    BICL_UNARY_GELU_TANH = 7,  /* 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))) */
-    BICL_UNARY_GELU_QUICK = 8, /* x * sigmoid(1.702 x) */
-    BICL_UNARY_SOFTCAP = 9,    /* cap * tanh(x / cap) */
-    BICL_UNARY_COUNT_ = 10
+    BICL_UNARY_GELU = 6,        /* x * Phi(x), erf form */
+    BICL_UNARY_GELU_TANH = 7,   /* 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))) */
+    BICL_UNARY_GELU_QUICK = 8,  /* x * sigmoid(1.702 x) */
+    BICL_UNARY_SOFTCAP = 9,     /* cap * tanh(x / cap) */
+    BICL_UNARY_RELU6 = 10,      /* min(max(x, 0), 6), +0 below 0 */
+    BICL_UNARY_LEAKY_RELU = 11, /* x > 0 ? x : x * negative_slope */
+    BICL_UNARY_HARDSWISH = 12,  /* x * min(max(x + 3, 0), 6) / 6 */
+    BICL_UNARY_MISH = 13,       /* x * tanh(softplus(x)) */
+    BICL_UNARY_XIELU = 14,      /* xIELU (Apertus), in transformers' rounding order:
+                                   x > 0: alpha_p * x * x + beta * x,
+                                   else (expm1(min(x, eps)) - x) * alpha_n + beta * x */
+    BICL_UNARY_SOFTPLUS = 15,   /* log(1 + e^x) (torch's threshold 20 gives the same) */
+    BICL_UNARY_COUNT_ = 16
 } bicl_unary_op;
 
-/* Parameters of bicl_unary; only SOFTCAP has one. */
+/* Parameters of bicl_unary: each op reads only its own fields (an engine built against
+ * an older bicl_unary_params, with fewer fields, works with every op it knows). */
 typedef struct bicl_unary_params {
-    float softcap; /* SOFTCAP: finite and > 0 */
+    float softcap;        /* SOFTCAP: finite and > 0 */
+    float negative_slope; /* LEAKY_RELU: finite (torch's default: 0.01) */
+    /* XIELU, all finite: the effective alpha_p = softplus(alpha_p parameter), alpha_n =
+     * beta + softplus(alpha_n parameter), beta and eps, as the layer holds them. */
+    float alpha_p, alpha_n, beta, eps;
 } bicl_unary_params;
 
-/* y = op(x), each element rounded once to f32 (within the ulp bound of docs/accuracy.md)
- * and then to y's dtype. Shapes equal; x may broadcast. params may be NULL except for
- * SOFTCAP. */
+/* y = op(x), each element rounded once to f32 (within the ulp bound of docs/accuracy.md;
+ * XIELU: rounded after every operation, as written above) and then to y's dtype. Shapes
+ * equal; x may broadcast. params may be NULL except for SOFTCAP, LEAKY_RELU and XIELU
+ * (BICL_ERR_NULL_POINTER); a parameter out of its range is BICL_ERR_INVALID_PARAMETER. */
 BICL_API bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op op,
                                 const bicl_unary_params *params, const bicl_tensor *x,
                                 const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
@@ -45,16 +59,22 @@ BICL_API bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_
 
 /* The activation of the gate in bicl_glu and bicl_glu_fused. */
 typedef enum bicl_glu_act {
-    BICL_GLU_SWIGLU = 0,     /* silu(gate) * up */
-    BICL_GLU_GEGLU = 1,      /* gelu(gate) * up (erf form) */
-    BICL_GLU_GEGLU_TANH = 2, /* gelu_tanh(gate) * up */
-    BICL_GLU_REGLU = 3,      /* relu(gate) * up */
-    BICL_GLU_SWIGLU_OAI = 4, /* gpt-oss: (clamp(up, -limit, limit) + 1) * g * sigmoid(alpha g),
-                                g = min(gate, limit) */
-    BICL_GLU_COUNT_ = 5
+    BICL_GLU_SWIGLU = 0,       /* silu(gate) * up */
+    BICL_GLU_GEGLU = 1,        /* gelu(gate) * up (erf form) */
+    BICL_GLU_GEGLU_TANH = 2,   /* gelu_tanh(gate) * up */
+    BICL_GLU_REGLU = 3,        /* relu(gate) * up */
+    BICL_GLU_SWIGLU_OAI = 4,   /* gpt-oss: (clamp(up, -limit, limit) + 1) * g * sigmoid(alpha g),
+                                  g = min(gate, limit) */
+    BICL_GLU_FATRELU = 5,      /* (gate > threshold ? gate : +0) * up (vLLM's FatreluAndMul,
+                                  MiniCPM-S / ProSparse) */
+    BICL_GLU_MUL_AND_SILU = 6, /* up * silu(gate): vLLM's MulAndSilu. The product's NaN rule
+                                  is up first, and bicl_glu_fused reads up before gate
+                                  ([up | gate], or u0 g0 u1 g1 interleaved) */
+    BICL_GLU_COUNT_ = 7
 } bicl_glu_act;
 
-/* Parameters of the gated units; NULL means all zero (SWIGLU_OAI needs them). */
+/* Parameters of the gated units; NULL means all zero (SWIGLU_OAI and FATRELU need them:
+ * BICL_ERR_NULL_POINTER). */
 typedef struct bicl_glu_params {
     float alpha; /* SWIGLU_OAI: finite (gpt-oss: 1.702) */
     float limit; /* SWIGLU_OAI: finite, > 0 (gpt-oss: 7.0) */
@@ -62,6 +82,9 @@ typedef struct bicl_glu_params {
      * vLLM do in bf16/f16 (not used by SWIGLU_OAI, which is one formula). 0: keep the
      * f32 activation (one rounding fewer). */
     int round_act_to_storage;
+    /* Read only by the activation that uses it (an engine built against an older, shorter
+     * struct works with every activation it knows). */
+    float threshold; /* FATRELU: finite */
 } bicl_glu_params;
 
 /* y = act(gate) * up: act rounded to f32 (and to gate's dtype if asked), the product

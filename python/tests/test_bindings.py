@@ -3,6 +3,7 @@ to what the C compiler sees, the struct layouts, the versions."""
 from __future__ import annotations
 
 import ctypes
+import glob
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import bicl
 from bicl import _enums
 from bicl._lib import SIGNATURES, RopeConfigC, TensorC, lib
 
-HEADERS = [os.path.join(REPO, "include", "bicl", h) for h in ("bicl.h", "pointwise.h", "rope.h")]
+HEADERS = sorted(glob.glob(os.path.join(REPO, "include", "bicl", "*.h")))  # every public header
 
 
 def header_functions() -> set:

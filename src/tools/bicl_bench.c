@@ -194,12 +194,16 @@ static bicl_status run_op(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *
     switch (o->kind) {
     case OP_CAST:
         return bicl_cast(c, b->q, &x, &y, 0, NULL, ev);
-    case OP_UNARY: {
-        bicl_unary_params p = {30.0f};
+    case OP_UNARY: { /* the registry's example parameters (cl/bicl_ops.def) */
+        bicl_unary_params p = {0};
+        const bicl_op_info *info = bicl_unary_info(o->code);
+        if (info)
+            bicl_unary_params_set(info, info->example, &p);
         return bicl_unary(c, b->q, (bicl_unary_op)o->code, &p, &x, &y, 0, NULL, ev);
     }
     case OP_GLU: {
-        bicl_glu_params p = {1.702f, 7.0f, 1};
+        bicl_glu_params p = {.round_act_to_storage = 1};
+        bicl_glu_params_set(bicl_glu_info(o->code), bicl_glu_info(o->code)->example, &p);
         return bicl_glu(c, b->q, (bicl_glu_act)o->code, &p, &x, &x2, &y, 0, NULL, ev);
     }
     case OP_BINARY:

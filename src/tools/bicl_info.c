@@ -10,13 +10,45 @@
 static void usage(void)
 {
     printf("usage: bicl-info [--device SPEC]\n"
+           "       bicl-info [--device SPEC] --source FAMILY [INSTANCE]\n"
            "  Lists every OpenCL device with its index (usable as SPEC), platform, driver,\n"
            "  bicl's suitability verdict (the self-test runs on each device) and a text\n"
            "  spec that names it alone, then the devices SPEC matches and the fingerprint\n"
            "  of the chosen device.\n"
            "  SPEC: index, or text found in the platform/vendor/device name, optionally\n"
            "  followed by :N for the N-th match; a text that matches several devices is\n"
-           "  an error (default: $BICL_DEVICE, else the first suitable device).\n");
+           "  an error (default: $BICL_DEVICE, else the first suitable device).\n"
+           "  --source: prints the exact program text a kernel is built from on that device:\n"
+           "  FAMILY (cast, rope, unary, glu, binary, mask, selftest) with INSTANCE as the\n"
+           "  library appends it, e.g. 'UNARY_PAIR(silu, SILU, 0, bf16, bf16)' (none: the\n"
+           "  whole family).\n");
+}
+
+/* --source: the program text of (family, instance) on the context's device. */
+static int print_source(const char *spec, const char *family, const char *instance)
+{
+    int f = 0;
+    while (f < BICL_FAMILY_COUNT && strcmp(bicl_family_name((bicl_family)f), family) != 0)
+        ++f;
+    if (f == BICL_FAMILY_COUNT) {
+        fprintf(stderr, "bicl-info: unknown family '%s'\n", family);
+        return 2;
+    }
+    bicl_context *ctx = NULL;
+    bicl_status st = bicl_context_create_default(spec, NULL, &ctx);
+    char *text = NULL;
+    size_t size = 0;
+    if (st == BICL_SUCCESS)
+        st = bicl_program_source(ctx, (bicl_family)f, instance, &text, &size);
+    if (st != BICL_SUCCESS) {
+        fprintf(stderr, "bicl-info: %s\n  %s\n", bicl_status_string(st), bicl_last_error(NULL));
+        bicl_context_free(ctx);
+        return 1;
+    }
+    fwrite(text, 1, size, stdout);
+    free(text);
+    bicl_context_free(ctx);
+    return 0;
 }
 
 /* A spec naming device i alone: its platform name, device name or vendor when one of
@@ -54,15 +86,21 @@ static void show_matches(const char *spec, const bicl_device_info *infos, size_t
 
 int main(int argc, char **argv)
 {
-    const char *spec = NULL;
+    const char *spec = NULL, *family = NULL, *instance = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
             spec = argv[++i];
+        } else if (strcmp(argv[i], "--source") == 0 && i + 1 < argc) {
+            family = argv[++i];
+            if (i + 1 < argc && argv[i + 1][0] != '-')
+                instance = argv[++i];
         } else {
             usage();
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
+    if (family)
+        return print_source(spec, family, instance);
     printf("bicl %s\n\n", bicl_version_string());
     cl_device_id devs[64];
     size_t n = 0;

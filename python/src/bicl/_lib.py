@@ -88,13 +88,15 @@ class VariantC(Structure):
 class UnaryParamsC(Structure):
     """bicl_unary_params."""
 
-    _fields_ = [("softcap", c_float)]
+    _fields_ = [("softcap", c_float), ("negative_slope", c_float), ("alpha_p", c_float),
+                ("alpha_n", c_float), ("beta", c_float), ("eps", c_float)]
 
 
 class GluParamsC(Structure):
     """bicl_glu_params."""
 
-    _fields_ = [("alpha", c_float), ("limit", c_float), ("round_act_to_storage", c_int)]
+    _fields_ = [("alpha", c_float), ("limit", c_float), ("round_act_to_storage", c_int),
+                ("threshold", c_float)]
 
 
 class CacheStatsC(Structure):
@@ -232,6 +234,21 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
                                        POINTER(c_int32), c_size_t]),
     "bicl_ref_positions_padded": (_S, [c_void_p, c_int, c_size_t, c_size_t, POINTER(c_int32),
                                        POINTER(c_int32)]),
+    # mrope.h: bound at the C level (struct pointers as void *: bicl_mrope_config,
+    # bicl_mrope_vision and the layout structs have no Python class yet)
+    "bicl_mrope_config_init": (None, [c_void_p]),
+    "bicl_mrope_config_check": (_S, [POINTER(RopeConfigC), c_void_p]),
+    "bicl_mrope_pair_row": (c_int, [c_void_p, c_int]),
+    "bicl_mrope_config_from_hf_json": (_S, [c_char_p, POINTER(RopeHfOptionsC), POINTER(RopeConfigC),
+                                            c_void_p, c_void_p]),
+    "bicl_mrope_plan_create": (_S, [_P, POINTER(RopeConfigC), c_void_p, c_int, c_int, POINTER(_P)]),
+    "bicl_mrope_plan_free": (None, [_P]),
+    "bicl_mrope_plan_rope": (_P, [_P]),
+    "bicl_mrope_apply": (_S, [_P, _P, _P, c_int, c_int, _T, _T, _T, _T, _T] + _WAIT),
+    "bicl_ref_mrope_head": (_S, [_P, c_int, c_int, POINTER(c_int32), c_int, c_void_p, c_int,
+                                 c_void_p]),
+    "bicl_mrope_positions": (_S, [_P, _P, c_void_p, c_void_p, _T, _T] + _WAIT),
+    "bicl_ref_mrope_positions": (_S, [c_void_p, c_void_p, POINTER(c_int32), POINTER(c_int32)]),
 }
 
 # ------------------------------------------------------------------- the loader

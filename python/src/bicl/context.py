@@ -445,26 +445,30 @@ class Context:
         return self._run("bicl_cast", [self.view_of(x), self.view_of(y)], queue, wait, event)
 
     def unary(self, op: Union[UnaryOp, str], x: Any, y: Any, *, softcap: float = 0.0,
-              queue: Any = None, wait: Iterable[Any] = (), event: bool = False) -> Optional[Event]:
-        """y = op(x) (bicl_unary); softcap for UnaryOp.SOFTCAP."""
-        params = UnaryParamsC(softcap)
-        return self._run("bicl_unary", [enum_arg(UnaryOp, op), byref(params), self.view_of(x),
+              queue: Any = None, wait: Iterable[Any] = (), event: bool = False,
+              **params: float) -> Optional[Event]:
+        """y = op(x) (bicl_unary); softcap for UnaryOp.SOFTCAP, the other parameters
+        (negative_slope, alpha_p, alpha_n, beta, eps) by name."""
+        cparams = UnaryParamsC(softcap=softcap, **params)
+        return self._run("bicl_unary", [enum_arg(UnaryOp, op), byref(cparams), self.view_of(x),
                                         self.view_of(y)], queue, wait, event)
 
     def glu(self, act: Union[GluAct, str], gate: Any, up: Any, y: Any, *, alpha: float = 0.0,
-            limit: float = 0.0, round_act_to_storage: bool = False, queue: Any = None,
-            wait: Iterable[Any] = (), event: bool = False) -> Optional[Event]:
+            limit: float = 0.0, round_act_to_storage: bool = False, threshold: float = 0.0,
+            queue: Any = None, wait: Iterable[Any] = (),
+            event: bool = False) -> Optional[Event]:
         """y = act(gate) * up (bicl_glu)."""
-        params = GluParamsC(alpha, limit, int(round_act_to_storage))
+        params = GluParamsC(alpha, limit, int(round_act_to_storage), threshold)
         return self._run("bicl_glu", [enum_arg(GluAct, act), byref(params), self.view_of(gate),
                                       self.view_of(up), self.view_of(y)], queue, wait, event)
 
     def glu_fused(self, act: Union[GluAct, str], x: Any, y: Any, *,
                   layout: Union[GluLayout, str] = GluLayout.HALVES, alpha: float = 0.0,
-                  limit: float = 0.0, round_act_to_storage: bool = False, queue: Any = None,
-                  wait: Iterable[Any] = (), event: bool = False) -> Optional[Event]:
+                  limit: float = 0.0, round_act_to_storage: bool = False, threshold: float = 0.0,
+                  queue: Any = None, wait: Iterable[Any] = (),
+                  event: bool = False) -> Optional[Event]:
         """bicl_glu on gate and up taken from one x [..., 2F] (bicl_glu_fused)."""
-        params = GluParamsC(alpha, limit, int(round_act_to_storage))
+        params = GluParamsC(alpha, limit, int(round_act_to_storage), threshold)
         return self._run("bicl_glu_fused", [enum_arg(GluAct, act), byref(params),
                                             enum_arg(GluLayout, layout), self.view_of(x),
                                             self.view_of(y)], queue, wait, event)

@@ -55,19 +55,19 @@ def cast(x: np.ndarray, out_dtype: DtypeLike) -> np.ndarray:
 
 
 def unary(op: Union[UnaryOp, str], x: np.ndarray, out_dtype: Optional[DtypeLike] = None, *,
-          softcap: float = 0.0) -> np.ndarray:
-    """bicl_ref_unary."""
+          softcap: float = 0.0, **params: float) -> np.ndarray:
+    """bicl_ref_unary (parameters other than softcap by name: negative_slope, alpha_p...)."""
     xa, xd = prepare(x)
     yd = _out_dtype(out_dtype, xd)
     y = out_of(xa.shape, yd)
-    params = UnaryParamsC(softcap)
-    lib().bicl_ref_unary(enum_arg(UnaryOp, op), byref(params), xd, _p(xa), yd, _p(y), xa.size)
+    cparams = UnaryParamsC(softcap=softcap, **params)
+    lib().bicl_ref_unary(enum_arg(UnaryOp, op), byref(cparams), xd, _p(xa), yd, _p(y), xa.size)
     return y
 
 
 def glu(act: Union[GluAct, str], gate: np.ndarray, up: np.ndarray,
         out_dtype: Optional[DtypeLike] = None, *, alpha: float = 0.0, limit: float = 0.0,
-        round_act_to_storage: bool = False) -> np.ndarray:
+        round_act_to_storage: bool = False, threshold: float = 0.0) -> np.ndarray:
     """bicl_ref_glu (gate and up of one dtype and shape)."""
     g, gd = prepare(gate)
     u, ud = prepare(up)
@@ -75,23 +75,27 @@ def glu(act: Union[GluAct, str], gate: np.ndarray, up: np.ndarray,
         raise ValueError("gate and up must have one dtype and shape")
     yd = _out_dtype(out_dtype, gd)
     y = out_of(g.shape, yd)
-    params = GluParamsC(alpha, limit, int(round_act_to_storage))
+    params = GluParamsC(alpha, limit, int(round_act_to_storage), threshold)
     lib().bicl_ref_glu(enum_arg(GluAct, act), byref(params), gd, _p(g), _p(u), yd, _p(y), g.size)
     return y
 
 
 def glu_fused(act: Union[GluAct, str], x: np.ndarray, out_dtype: Optional[DtypeLike] = None, *,
               layout: Union[GluLayout, str] = GluLayout.HALVES, alpha: float = 0.0,
-              limit: float = 0.0, round_act_to_storage: bool = False) -> np.ndarray:
-    """bicl_glu_fused's reference: gate and up split from x [..., 2F], then glu."""
+              limit: float = 0.0, round_act_to_storage: bool = False,
+              threshold: float = 0.0) -> np.ndarray:
+    """bicl_glu_fused's reference: gate and up split from x [..., 2F], then glu (an up-first
+    activation, mul_and_silu, holds up first: cl/bicl_ops.def's ORDER UP)."""
     x = np.asarray(x)
     f = x.shape[-1] // 2
     if enum_arg(GluLayout, layout) == GluLayout.HALVES:
         gate, up = x[..., :f], x[..., f:]
     else:
         gate, up = x[..., 0::2], x[..., 1::2]
+    if enum_arg(GluAct, act) == GluAct.MUL_AND_SILU:
+        gate, up = up, gate
     return glu(act, gate, up, out_dtype, alpha=alpha, limit=limit,
-               round_act_to_storage=round_act_to_storage)
+               round_act_to_storage=round_act_to_storage, threshold=threshold)
 
 
 def binary(op: Union[BinaryOp, str], a: np.ndarray, b: np.ndarray,

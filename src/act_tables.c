@@ -1,0 +1,178 @@
+/* act_tables.c - the activation lookup tables of a context (BICL_OPTION_ACT_TABLES):
+ * built once per (op, input dtype, entry dtype) on the host by the reference, cached on
+ * the context, and launched with the table kernels of cl/unary.cl and cl/glu.cl. The ops
+ * (src/pointwise.c) decide when a table applies (the registry's table column). */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Activations on 16-bit inputs (BICL_OPTION_ACT_TABLES): the result for each of the
+ * 65536 input patterns is computed once per context on the host by the reference
+ * (bicl_ref_unary / bicl_ref_glu: the same math source as the kernels), uploaded, and
+ * the table kernels of cl/unary.cl and cl/glu.cl gather from it. Same bits as the
+ * compute kernels by construction; tests/test_pointwise.c checks all 65536 inputs. */
+
+#define TABLE_ENTRIES 65536u
+
+struct bicl_act_table {
+    bicl_table_key key;
+    cl_mem mem;
+    bicl_act_table *next;
+};
+
+bool bicl_dtype_is16(bicl_dtype d)
+{
+    return d == BICL_F16 || d == BICL_BF16;
+}
+
+static bool same_key(const bicl_table_key *a, const bicl_table_key *b)
+{
+    return a->family == b->family && a->code == b->code && a->in == b->in && a->entry == b->entry;
+}
+
+static cl_mem find_table(const bicl_context *ctx, const bicl_table_key *k)
+{
+    for (const bicl_act_table *t = ctx->tables; t; t = t->next)
+        if (same_key(&t->key, k))
+            return t->mem;
+    return NULL;
+}
+
+/* The entries of table k (TABLE_ENTRIES of k->entry's size) from the host reference:
+ * unary: op(x) for x = every 16-bit pattern; GLU: bicl_op_glu(act, gate, 1, ...), which
+ * is act(gate) rounded as round_act_to_storage says (a * 1 is exact; cl/glu.cl). */
+static bicl_status table_values(const bicl_table_key *k, void *out)
+{
+    uint16_t *x = malloc(TABLE_ENTRIES * sizeof *x);
+    uint16_t *one = k->family == BICL_TABLE_GLU ? malloc(TABLE_ENTRIES * sizeof *one) : NULL;
+    if (!x || (k->family == BICL_TABLE_GLU && !one)) {
+        free(x);
+        free(one);
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "activation table inputs");
+    }
+    for (uint32_t i = 0; i < TABLE_ENTRIES; ++i)
+        x[i] = (uint16_t)i;
+    bicl_status st;
+    if (k->family == BICL_TABLE_UNARY) {
+        st = bicl_ref_unary((bicl_unary_op)k->code, NULL, k->in, x, k->entry, out, TABLE_ENTRIES);
+    } else {
+        /* 1.0 in the gate's dtype (gate and up share it) */
+        uint16_t one_bits = k->in == BICL_BF16 ? 0x3f80u : 0x3c00u;
+        for (uint32_t i = 0; i < TABLE_ENTRIES; ++i)
+            one[i] = one_bits;
+        bicl_glu_params p = {.round_act_to_storage = k->entry != BICL_F32};
+        st = bicl_ref_glu((bicl_glu_act)k->code, &p, k->in, x, one, k->entry, out, TABLE_ENTRIES);
+    }
+    free(x);
+    free(one);
+    return st;
+}
+
+/* "silu bf16 -> f32", "swiglu rounded gate bf16": the table's name in error details. */
+static void table_name(const bicl_table_key *k, char *buf, size_t n)
+{
+    if (k->family == BICL_TABLE_UNARY)
+        snprintf(buf, n, "%s %s -> %s", bicl_unary_info(k->code)->name, bicl_dtype_tag(k->in),
+                 bicl_dtype_tag(k->entry));
+    else
+        snprintf(buf, n, "%s%s gate %s", bicl_glu_info(k->code)->name,
+                 k->entry != BICL_F32 ? " rounded" : "", bicl_dtype_tag(k->in));
+}
+
+/* The device buffer of table k, built on first use. The host work runs outside the
+ * context's lock; when two threads build the same table at once, the first one
+ * inserted is kept and the other is released (same bits either way). */
+static bicl_status table_get(bicl_context *ctx, const bicl_table_key *k, cl_mem *out)
+{
+    pthread_mutex_lock(&ctx->lock);
+    *out = find_table(ctx, k);
+    pthread_mutex_unlock(&ctx->lock);
+    if (*out)
+        return BICL_SUCCESS;
+    char what[64];
+    table_name(k, what, sizeof what);
+    size_t bytes = TABLE_ENTRIES * bicl_dtype_size(k->entry);
+    void *values = malloc(bytes);
+    bicl_act_table *t = calloc(1, sizeof *t);
+    if (!values || !t) {
+        free(values);
+        free(t);
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "lookup table of %s", what);
+    }
+    bicl_status st = table_values(k, values);
+    if (st != BICL_SUCCESS) {
+        free(values);
+        free(t);
+        return st;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_mem mem =
+        clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, values, &err);
+    free(values);
+    if (err != CL_SUCCESS || !mem) {
+        free(t);
+        if (mem)
+            clReleaseMemObject(mem);
+        char call[128];
+        snprintf(call, sizeof call, "clCreateBuffer (lookup table of %s)", what);
+        return bicl_fail_cl(err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES, call);
+    }
+    pthread_mutex_lock(&ctx->lock);
+    *out = find_table(ctx, k);
+    if (!*out) {
+        t->key = *k;
+        t->mem = mem;
+        t->next = ctx->tables;
+        ctx->tables = t;
+        *out = mem;
+        t = NULL;
+        mem = NULL;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (mem)
+        clReleaseMemObject(mem);
+    free(t);
+    return BICL_SUCCESS;
+}
+
+void bicl_tables_free(bicl_context *ctx)
+{
+    bicl_act_table *t = ctx->tables;
+    while (t) {
+        bicl_act_table *next = t->next;
+        clReleaseMemObject(t->mem);
+        free(t);
+        t = next;
+    }
+    ctx->tables = NULL;
+}
+
+void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launches)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t n = 0;
+    for (const bicl_act_table *t = ctx->tables; t; t = t->next)
+        ++n;
+    *tables = n;
+    *launches = atomic_load_explicit(&ctx->table_launches, memory_order_relaxed);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+bicl_status bicl_table_launch(bicl_context *ctx, cl_command_queue queue, bicl_family family,
+                              const bicl_table_key *k, const char *instance, const char *base,
+                              const bicl_tensor *const *ops, int n_ops, cl_uint n_wait,
+                              const cl_event *wait, cl_event *done)
+{
+    cl_mem tab = NULL;
+    bicl_status st = table_get(ctx, k, &tab);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_kernel_arg extra[1] = {{sizeof tab, &tab}};
+    st = bicl_launch_elementwise(ctx, queue, family, instance, base, ops, n_ops, extra, 1, n_wait,
+                                 wait, done);
+    if (st == BICL_SUCCESS) /* a counter for tests, kept off the context's lock */
+        atomic_fetch_add_explicit(&ctx->table_launches, 1ul, memory_order_relaxed);
+    return st;
+}

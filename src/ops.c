@@ -1,0 +1,175 @@
+/* ops.c - the activation registry (cl/bicl_ops.def) as host data, and the compile-time
+ * proof that the public enums (include/bicl/pointwise.h, written out there because they
+ * are ABI and documented value by value), the OpenCL op codes (the same header compiled
+ * as C) and the registry agree. */
+#include "internal.h"
+
+#include "bicl_pointwise_ops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------- one fact, three spellings */
+#define CHECK_UNARY(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)          \
+    _Static_assert(BICL_UNARY_##ID == (code) && BICL_OP_##ID == (code),                            \
+                   "registry, public enum and OpenCL code of " #name " differ");
+#define CHECK_GLU(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)     \
+    _Static_assert(BICL_GLU_##ID == (code) && BICL_GLU_OP_##ID == (code),                          \
+                   "registry, public enum and OpenCL code of " #name " differ");
+BICL_UNARY_OPS(CHECK_UNARY)
+BICL_GLU_OPS(CHECK_GLU)
+#define COUNT_ROW(...) +1 /* NOLINT(bugprone-macro-parentheses): a term of a sum */
+_Static_assert(1 BICL_UNARY_OPS(COUNT_ROW) == BICL_UNARY_COUNT_,
+               "BICL_UNARY_COUNT_ is not the identity plus one per registry row");
+_Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
+               "BICL_GLU_COUNT_ is not one per registry row");
+
+/* ------------------------------------------------------------------ rows */
+#define UNPAREN(...)          __VA_ARGS__
+#define FIELDS_P0()           0, ""
+#define FIELDS_P1(a)          1, #a
+#define FIELDS_P2(a, b)       2, #a ", " #b
+#define FIELDS_P4(a, b, c, d) 4, #a ", " #b ", " #c ", " #d
+#define ORDER_OF_ACT          BICL_GLU_ORDER_ACT
+#define ORDER_OF_UP           BICL_GLU_ORDER_UP
+#define ORDER_OF_WHOLE        BICL_GLU_ORDER_WHOLE
+/* clang-format off */
+#define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER)                         \
+    [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, ulp,             \
+              {UNPAREN EXAMPLE}, ORDER},
+#define UNARY_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)            \
+    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, BICL_GLU_ORDER_ACT)
+#define GLU_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)       \
+    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER_OF_##ORDER)
+/* clang-format on */
+
+static const bicl_op_info unary_rows[BICL_UNARY_COUNT_] = {BICL_UNARY_OPS(UNARY_ROW)};
+static const bicl_op_info glu_rows[BICL_GLU_COUNT_] = {BICL_GLU_OPS(GLU_ROW)};
+
+const bicl_op_info *bicl_unary_info(int op)
+{
+    return op > 0 && op < BICL_UNARY_COUNT_ ? &unary_rows[op] : NULL;
+}
+
+const bicl_op_info *bicl_glu_info(int act)
+{
+    return act >= 0 && act < BICL_GLU_COUNT_ ? &glu_rows[act] : NULL;
+}
+
+static const bicl_op_info *find(const bicl_op_info *rows, int n, const char *name)
+{
+    for (int i = 0; i < n; ++i)
+        if (rows[i].name && name && strcmp(rows[i].name, name) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+const bicl_op_info *bicl_unary_find(const char *name)
+{
+    return find(unary_rows, BICL_UNARY_COUNT_, name);
+}
+
+const bicl_op_info *bicl_glu_find(const char *name)
+{
+    return find(glu_rows, BICL_GLU_COUNT_, name);
+}
+
+/* ------------------------------------------------------------ parameters */
+/* Moves an op's parameters between the public struct's fields (its row's PF column) and
+ * p0..p3, in the direction to_struct says. Reads or writes only the row's fields, so that
+ * an engine built against an older, shorter struct works with every op it knows. */
+#define MOVE(f, i)                                                                                 \
+    if (to_struct)                                                                                 \
+        s->f = p[i];                                                                               \
+    else                                                                                           \
+        p[i] = s->f;
+#define MOVE_P0()
+#define MOVE_P1(a)          MOVE(a, 0)
+#define MOVE_P2(a, b)       MOVE(a, 0) MOVE(b, 1)
+#define MOVE_P4(a, b, c, d) MOVE(a, 0) MOVE(b, 1) MOVE(c, 2) MOVE(d, 3)
+#define MOVE_CASE(ID, name, code, kname, PF, ...)                                                  \
+    case code:                                                                                     \
+        MOVE_##PF break;
+#define DEFINE_MOVE(NAME, TYPE, LIST)                                                              \
+    static void NAME(int code, TYPE *s, float *p, bool to_struct) /* NOLINT: TYPE is a type */     \
+    {                                                                                              \
+        switch (code) {                                                                            \
+            LIST(MOVE_CASE)                                                                        \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+/* Rows with the same fields are the same case on purpose (the switch is generated). */
+DEFINE_MOVE(unary_move, bicl_unary_params, BICL_UNARY_OPS) /* NOLINT(bugprone-branch-clone) */
+DEFINE_MOVE(glu_move, bicl_glu_params, BICL_GLU_OPS)       /* NOLINT(bugprone-branch-clone) */
+
+void bicl_unary_params_set(const bicl_op_info *op, const float *p, bicl_unary_params *s)
+{
+    unary_move(op->code, s, (float *)p, true); /* p is only read */
+}
+
+void bicl_glu_params_set(const bicl_op_info *op, const float *p, bicl_glu_params *s)
+{
+    glu_move(op->code, s, (float *)p, true);
+}
+
+static bicl_status check_params(const bicl_op_info *op, const float *p, const char *what)
+{
+    for (int i = 0; i < op->n_params; ++i) {
+        bool positive = op->check == BICL_PCHECK_POSITIVE ||
+                        (op->check == BICL_PCHECK_LIMIT && i == op->n_params - 1);
+        if (!isfinite(p[i]) || (positive && !(p[i] > 0.0f))) {
+            char vals[96] = "";
+            for (int j = 0; j < op->n_params; ++j)
+                snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%g", j ? ", " : "",
+                         (double)p[j]);
+            return bicl_fail(BICL_ERR_INVALID_PARAMETER, "%s: %s (%s) = (%s): must be finite%s",
+                             what, op->name, op->params, vals,
+                             op->check == BICL_PCHECK_POSITIVE ? " and > 0"
+                             : op->check == BICL_PCHECK_LIMIT  ? ", the last > 0"
+                                                               : "");
+        }
+    }
+    return BICL_SUCCESS;
+}
+
+/* p zeroed; whether the fields of params are to be read (a NULL params: an error when
+ * checking an op with parameters, all zero otherwise). */
+static bicl_status gather_begin(const bicl_op_info *op, const void *params, float *p,
+                                const char *what, bool check, bool *read)
+{
+    memset(p, 0, BICL_OP_MAX_PARAMS * sizeof *p);
+    *read = op->n_params > 0 && params;
+    if (op->n_params > 0 && !params && check)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "%s: %s needs params (%s)", what, op->name,
+                         op->params);
+    return BICL_SUCCESS;
+}
+
+bicl_status bicl_unary_params_gather(int code, const bicl_unary_params *params,
+                                     float p[BICL_OP_MAX_PARAMS], const char *what, bool check)
+{
+    const bicl_op_info *op = bicl_unary_info(code);
+    bool read = false;
+    bicl_status st = BICL_SUCCESS;
+    if (op)
+        st = gather_begin(op, params, p, what, check, &read);
+    else
+        memset(p, 0, BICL_OP_MAX_PARAMS * sizeof *p); /* the identity */
+    if (st != BICL_SUCCESS || !read)
+        return st;
+    unary_move(op->code, (bicl_unary_params *)params, p, false); /* params is only read */
+    return check ? check_params(op, p, what) : BICL_SUCCESS;
+}
+
+bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params *params,
+                                   float p[BICL_OP_MAX_PARAMS], const char *what, bool check)
+{
+    bool read;
+    bicl_status st = gather_begin(op, params, p, what, check, &read);
+    if (st != BICL_SUCCESS || !read)
+        return st;
+    glu_move(op->code, (bicl_glu_params *)params, p, false);
+    return check ? check_params(op, p, what) : BICL_SUCCESS;
+}

@@ -1,0 +1,66 @@
+/* ops.h - the activation registry (cl/bicl_ops.def) as host data: what the library's
+ * dispatch, the tests, the harness and the tools read about an op instead of keeping
+ * their own lists. Internal (included by internal.h). */
+#ifndef BICL_OPS_H
+#define BICL_OPS_H
+
+#include "bicl/bicl.h"
+
+#include <stdbool.h>
+
+/* How a gated unit combines act(gate) and up (bicl_ops.def's ORDER column). */
+typedef enum bicl_glu_order {
+    BICL_GLU_ORDER_ACT = 0,  /* round(act(gate)) * up; NaN rule act, then up */
+    BICL_GLU_ORDER_UP = 1,   /* up * round(act(gate)); NaN rule up first; fused: up first */
+    BICL_GLU_ORDER_WHOLE = 2 /* one formula of gate and up, rounded once */
+} bicl_glu_order;
+
+/* How the parameters of an op are checked (bicl_ops.def's PCHECK column). */
+typedef enum bicl_param_check {
+    BICL_PCHECK_FINITE = 0,   /* every parameter finite */
+    BICL_PCHECK_POSITIVE = 1, /* finite and > 0 */
+    BICL_PCHECK_LIMIT = 2     /* finite, the last one > 0 */
+} bicl_param_check;
+
+#define BICL_OP_MAX_PARAMS 4
+
+/* One registry row. */
+typedef struct bicl_op_info {
+    const char *name;   /* "silu": tools, reports, golden file */
+    const char *id;     /* "SILU": BICL_UNARY_SILU / BICL_OP_SILU */
+    const char *kname;  /* kernel-name part ("tanh_op") */
+    int code;           /* the public enum value */
+    int n_params;       /* float parameters, p0... */
+    const char *params; /* their field names, comma separated ("" for none) */
+    bicl_param_check check;
+    bool table;                        /* 16-bit inputs may read a lookup table */
+    unsigned ulp;                      /* bound, f32 steps from correctly rounded */
+    float example[BICL_OP_MAX_PARAMS]; /* the parameters tests and the harness use */
+    bicl_glu_order order;              /* GLU only */
+} bicl_op_info;
+
+/* The row of a unary op (NULL for BICL_UNARY_IDENTITY, which is a cast, and for codes
+ * out of range), and of a GLU activation (NULL out of range). */
+const bicl_op_info *bicl_unary_info(int op);
+const bicl_op_info *bicl_glu_info(int act);
+/* The unary row called `name`, or NULL; the same for GLU. */
+const bicl_op_info *bicl_unary_find(const char *name);
+const bicl_op_info *bicl_glu_find(const char *name);
+
+/* An op's parameters p0..p3 from the public struct (unary: by op code; the identity has
+ * none) (the fields its row names; unused
+ * ones 0). With `check` (the ops), they are checked as its row says and a NULL params is
+ * BICL_ERR_NULL_POINTER for an op with parameters; without (the host references, which
+ * compute whatever they are given), NULL means all zero. `what` names the call in the
+ * error detail. */
+bicl_status bicl_unary_params_gather(int code, const bicl_unary_params *params,
+                                     float p[BICL_OP_MAX_PARAMS], const char *what, bool check);
+bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params *params,
+                                   float p[BICL_OP_MAX_PARAMS], const char *what, bool check);
+
+/* The inverse: sets the fields of the op's row in *s to p0.. (tests and tools: the
+ * registry's example parameters as the public struct). Other fields are left alone. */
+void bicl_unary_params_set(const bicl_op_info *op, const float *p, bicl_unary_params *s);
+void bicl_glu_params_set(const bicl_op_info *op, const float *p, bicl_glu_params *s);
+
+#endif /* BICL_OPS_H */
