@@ -292,13 +292,14 @@ typedef struct unary_def {
     unsigned ulp_limit;
 } unary_def;
 
-/* Limits: 0 for the exactly rounded ops, 1 for the functions, 2 for the composites
+/* Limits: 0 for the exactly rounded ops and the correctly rounded functions (silu,
+ * sigmoid: math version 2), 1 for the other functions, 2 for the other composites
  * (docs/contract.md). */
 static const unary_def unary_defs[] = {
     {"relu", BICL_UNARY_RELU, exact_relu, 0},
     {"relu2", BICL_UNARY_RELU2, exact_relu2, 0},
-    {"silu", BICL_UNARY_SILU, exact_silu, 2},
-    {"sigmoid", BICL_UNARY_SIGMOID, exact_sigmoid, 1},
+    {"silu", BICL_UNARY_SILU, exact_silu, 0}, /* correctly rounded since math version 2 */
+    {"sigmoid", BICL_UNARY_SIGMOID, exact_sigmoid, 0},
     {"tanh", BICL_UNARY_TANH, exact_tanh, 1},
     {"gelu", BICL_UNARY_GELU, exact_gelu, 2},
     {"gelu_tanh", BICL_UNARY_GELU_TANH, exact_gelu_tanh, 2},

@@ -521,6 +521,51 @@ static float o_exp(float x, const params *p)
     (void)p;
     return bicl_expf(x);
 }
+static float o_exp_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_expf_pair(x);
+}
+static float o_exp_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_expf_int(x);
+}
+static float o_sigmoid_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_sigmoidf_pair(x);
+}
+static float o_sigmoid_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_sigmoidf_int(x);
+}
+static float o_silu_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_silu_pair(x);
+}
+static float o_silu_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_silu_int(x);
+}
+static float o_gelu_quick_dbl(float x, const params *p)
+{
+    (void)p;
+    return bicl_gelu_quick_dbl(x);
+}
+static float o_gelu_quick_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_gelu_quick_pair(x);
+}
+static float o_gelu_quick_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_gelu_quick_int(x);
+}
 static float o_expm1(float x, const params *p)
 {
     (void)p;
@@ -635,26 +680,84 @@ typedef struct {
     params fixed;      /* parameters of the exhaustive sweep */
     param_gen gen;     /* parameters of --sample, or NULL */
     float sample_span; /* uniform samples in [-span, span] */
+    int cr;            /* 1: must be correctly rounded (every "not CR" is a failure) */
 } op_desc;
 
 static const op_desc OPS[] = {
-    {"expf", "e^x", 1.0, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f},
-    {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f},
-    {"tanhf", "tanh x", 1.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f},
-    {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f},
+    {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, 1},
+    {"expf_pair",
+     "e^x, float-pair path",
+     0.5,
+     o_exp_pair,
+     r_exp,
+     m_exp,
+     s_exp,
+     {{0}},
+     NULL,
+     110.0f,
+     1},
+    {"expf_int", "e^x, integer path", 0.5, o_exp_int, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, 1},
+    {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, 0},
+    {"tanhf", "tanh x", 1.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, 0},
+    {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, 0},
     {"sigmoidf",
      "1/(1+e^-x)",
-     1.0,
+     0.5,
      o_sigmoid,
      r_sigmoid,
      m_sigmoid,
      s_sigmoid,
      {{0}},
      NULL,
-     110.0f},
-    {"relu", "max(x, +0)", 0.5, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f},
-    {"relu2", "relu(x)^2", 0.5, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f},
-    {"silu", "x sigmoid(x)", 2.0, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f},
+     110.0f,
+     1},
+    {"sigmoidf_pair",
+     "1/(1+e^-x), float-pair path",
+     0.5,
+     o_sigmoid_pair,
+     r_sigmoid,
+     m_sigmoid,
+     s_sigmoid,
+     {{0}},
+     NULL,
+     110.0f,
+     1},
+    {"sigmoidf_int",
+     "1/(1+e^-x), integer path",
+     0.5,
+     o_sigmoid_int,
+     r_sigmoid,
+     m_sigmoid,
+     s_sigmoid,
+     {{0}},
+     NULL,
+     110.0f,
+     1},
+    {"relu", "max(x, +0)", 0.5, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, 0},
+    {"relu2", "relu(x)^2", 0.5, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, 0},
+    {"silu", "x sigmoid(x)", 0.5, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f, 1},
+    {"silu_pair",
+     "x sigmoid(x), float-pair path",
+     0.5,
+     o_silu_pair,
+     r_silu,
+     m_silu,
+     s_gate,
+     {{0}},
+     NULL,
+     120.0f,
+     1},
+    {"silu_int",
+     "x sigmoid(x), integer path",
+     0.5,
+     o_silu_int,
+     r_silu,
+     m_silu,
+     s_gate,
+     {{0}},
+     NULL,
+     120.0f,
+     1},
     {"gelu_erf",
      "x/2 (1 + erf(x/sqrt2))",
      2.0,
@@ -664,7 +767,8 @@ static const op_desc OPS[] = {
      s_gate,
      {{0}},
      NULL,
-     16.0f},
+     16.0f,
+     0},
     {"gelu_tanh",
      "x/2 (1 + tanh(c(x + d x^3)))",
      2.0,
@@ -674,7 +778,8 @@ static const op_desc OPS[] = {
      s_gate,
      {{0}},
      NULL,
-     16.0f},
+     16.0f,
+     0},
     {"gelu_quick",
      "x sigmoid(1.702 x)",
      2.0,
@@ -684,7 +789,41 @@ static const op_desc OPS[] = {
      s_gate,
      {{0}},
      NULL,
-     80.0f},
+     80.0f,
+     0},
+    {"gelu_quick_dbl",
+     "x sigmoid(1.702 x), double path",
+     0.5,
+     o_gelu_quick_dbl,
+     r_gelu_quick,
+     m_gelu_quick,
+     s_gate,
+     {{0}},
+     NULL,
+     80.0f,
+     1},
+    {"gelu_quick_pair",
+     "x sigmoid(1.702 x), float-pair path",
+     0.5,
+     o_gelu_quick_pair,
+     r_gelu_quick,
+     m_gelu_quick,
+     s_gate,
+     {{0}},
+     NULL,
+     80.0f,
+     1},
+    {"gelu_quick_int",
+     "x sigmoid(1.702 x), integer path",
+     0.5,
+     o_gelu_quick_int,
+     r_gelu_quick,
+     m_gelu_quick,
+     s_gate,
+     {{0}},
+     NULL,
+     80.0f,
+     1},
     {"softcap",
      "cap tanh(x/cap), exhaustive: cap=30",
      2.0,
@@ -694,7 +833,8 @@ static const op_desc OPS[] = {
      s_softcap,
      {{30.0f, 0, 0}},
      gen_softcap,
-     300.0f},
+     300.0f,
+     0},
     {"swiglu_oss",
      "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3",
      2.0,
@@ -704,7 +844,8 @@ static const op_desc OPS[] = {
      s_swiglu,
      {{0.3f, 1.702f, 7.0f}},
      gen_swiglu,
-     80.0f},
+     80.0f,
+     0},
 };
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
@@ -1079,7 +1220,7 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = strtol(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+        } else if ((!strcmp(argv[i], "--only") || !strcmp(argv[i], "--function")) && i + 1 < argc) {
             only = argv[++i];
         } else if (!strcmp(argv[i], "--range") && i + 2 < argc) {
             lo = strtoull(argv[++i], NULL, 16);
@@ -1143,7 +1284,7 @@ int main(int argc, char **argv)
         } else {
             run_sample(op, (int)threads, sample_n, seed, &st);
         }
-        ok = st.max_err <= op->limit && st.special_fail == 0;
+        ok = st.max_err <= op->limit && st.special_fail == 0 && (!op->cr || st.not_cr == 0);
         failed |= !ok;
         fmt_params(pbuf, sizeof pbuf, op, &st.arg_p);
         if (json) {
