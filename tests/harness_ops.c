@@ -293,7 +293,7 @@ typedef struct unary_def {
 } unary_def;
 
 /* Limits: 0 for the exactly rounded ops and the correctly rounded functions (silu,
- * sigmoid: math version 2), 1 for the other functions, 2 for the other composites
+ * sigmoid: math version 2; gelu_quick: 3), 1 for the other functions, 2 for the other composites
  * (docs/contract.md). */
 static const unary_def unary_defs[] = {
     {"relu", BICL_UNARY_RELU, exact_relu, 0},
@@ -303,7 +303,7 @@ static const unary_def unary_defs[] = {
     {"tanh", BICL_UNARY_TANH, exact_tanh, 1},
     {"gelu", BICL_UNARY_GELU, exact_gelu, 2},
     {"gelu_tanh", BICL_UNARY_GELU_TANH, exact_gelu_tanh, 2},
-    {"gelu_quick", BICL_UNARY_GELU_QUICK, exact_gelu_quick, 2},
+    {"gelu_quick", BICL_UNARY_GELU_QUICK, exact_gelu_quick, 0},
     {"softcap", BICL_UNARY_SOFTCAP, exact_softcap, 2},
 };
 

@@ -551,11 +551,6 @@ static float o_silu_int(float x, const params *p)
     (void)p;
     return bicl_silu_int(x);
 }
-static float o_gelu_quick_dbl(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_quick_dbl(x);
-}
 static float o_gelu_quick_pair(float x, const params *p)
 {
     (void)p;
@@ -782,19 +777,8 @@ static const op_desc OPS[] = {
      0},
     {"gelu_quick",
      "x sigmoid(1.702 x)",
-     2.0,
-     o_gelu_quick,
-     r_gelu_quick,
-     m_gelu_quick,
-     s_gate,
-     {{0}},
-     NULL,
-     80.0f,
-     0},
-    {"gelu_quick_dbl",
-     "x sigmoid(1.702 x), double path",
      0.5,
-     o_gelu_quick_dbl,
+     o_gelu_quick,
      r_gelu_quick,
      m_gelu_quick,
      s_gate,

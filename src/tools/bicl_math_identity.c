@@ -1,6 +1,6 @@
 /* bicl_math_identity - proves that the implementations of bicl's correctly
  * rounded functions give the same bits (the float-pair and integer paths
- * against the double one: expf, sigmoidf, silu), and that every other function
+ * against the double one: expf, sigmoidf, silu, gelu_quick), and that every other function
  * of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit
  * (CMake's BICL_MATH_BASELINE, read from git at configure time and renamed
  * bicl_* -> bicl_v1_* into <build>/math_baseline/bicl_math_f32_v1.h); times them.
@@ -63,12 +63,13 @@ static const pair1 k_fns1[] = {
     {"expf int=dbl", bicl_expf_int, bicl_expf_dbl, 1},
     {"sigmoidf int=dbl", bicl_sigmoidf_int, bicl_sigmoidf_dbl, 1},
     {"silu int=dbl", bicl_silu_int, bicl_silu_dbl, 1},
+    {"gelu_quick pair=dbl", bicl_gelu_quick_pair, bicl_gelu_quick_dbl, 0},
+    {"gelu_quick int=dbl", bicl_gelu_quick_int, bicl_gelu_quick_dbl, 1},
     {"expm1f", bicl_expm1f, bicl_v1_expm1f, 0},
     {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
     {"erff", bicl_erff, bicl_v1_erff, 0},
     {"gelu_erf", bicl_gelu_erf, bicl_v1_gelu_erf, 0},
     {"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh, 0},
-    {"gelu_quick", bicl_gelu_quick, bicl_v1_gelu_quick, 0},
     {"relu", bicl_relu, bicl_v1_relu, 0},
     {"relu2", bicl_relu2, bicl_v1_relu2, 0},
 };
@@ -86,7 +87,8 @@ static const pair1 k_bench[] = {
     {"silu pair", bicl_silu_pair, bicl_v1_silu, 0},
     {"silu int", bicl_silu_int, bicl_v1_silu, 0},
     {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
-    {"gelu_quick", bicl_gelu_quick, bicl_v1_gelu_quick, 0},
+    {"gelu_quick dbl", bicl_gelu_quick_dbl, bicl_v1_gelu_quick, 0},
+    {"gelu_quick pair", bicl_gelu_quick_pair, bicl_v1_gelu_quick, 0},
 };
 #define N_BENCH ((int)(sizeof k_bench / sizeof k_bench[0]))
 
