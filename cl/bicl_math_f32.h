@@ -3,20 +3,25 @@
  *
  * Written in the common subset of C11 and OpenCL C 1.2. Only correctly rounded
  * IEEE operations are used: + - * / on float, bicl_fmaf, bicl_rintf, exact
- * int <-> float conversions, comparisons and bit operations. No libm, no
- * OpenCL built-in math, no double (some devices lack fp64). The same source
+ * int <-> float conversions, comparisons and bit operations; double (same
+ * operations) only under BICL_HAVE_FP64, and 64-bit integer fixed point
+ * (bicl_math_fx.h). No libm, no OpenCL built-in math. The same source
  * therefore gives the same bits on every conforming device and on the host.
  *
- * Accuracy, measured over all 2^32 inputs by src/tools/bicl_accuracy.c
- * --exhaustive (double reference, MPFR near rounding boundaries): max ulp
- * error / inputs not correctly rounded (of 2^32)
- *   expf 0.504 / 37287      expm1f 0.512 / 76184    tanhf 0.510 / 60464
- *   erff 0.792 / 881850     sigmoidf 0.504 / 18206  relu 0 / 0
- *   relu2 0.500 / 0         silu 0.504 / 17913      gelu_erf 0.844 / 3405895
- *   gelu_tanh 0.504 / 16049 gelu_quick 0.504 / 20823
- *   softcap(x, 30) 0.516 / 98314   swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167
- * Limits held by the tool: 1 ulp for the unary functions, 2 ulp for the
- * activations (0.5 for relu and relu2). Denormal inputs and outputs are
+ * Correctly rounded (math version 3, bicl_math_version.h): bicl_expf,
+ * bicl_sigmoidf, bicl_silu, bicl_gelu_quick; 0 of 2^32 inputs misrounded, proven by
+ * src/tools/bicl_accuracy.c --exhaustive and src/tools/bicl_math_identity.c
+ * (docs/accuracy.md). Each has three implementations, _dbl (binary64, where
+ * the device has fp64: the default of bicl_expf etc. there and on the host),
+ * _pair (float pairs, devices without fp64) and _int (integer fixed point,
+ * the fallback of both): Ziv's strategy, see "correctly rounded" below.
+ * The others, measured over all 2^32 inputs (max ulp error / inputs not
+ * correctly rounded): expm1f 0.512 / 76184, tanhf 0.510 / 60464,
+ * erff 0.792 / 881850, gelu_erf 0.844 / 3405895, gelu_tanh 0.504 / 16049,
+ * softcap(x, 30) 0.516 / 98314,
+ * swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one rounding.
+ * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
+ * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
  * zero or denormal.
  *
@@ -99,6 +104,9 @@
 #define BICL_MATH_F32_H
 
 #include "bicl_portable.h"
+#include "bicl_math_f64.h"
+#include "bicl_math_fx.h"
+#include "bicl_math_version.h"
 
 /* ------------------------------------------------------------ float pairs */
 /* An unevaluated sum hi + lo ("double-float"), |lo| small against |hi|. */
@@ -334,9 +342,146 @@ BICL_FN bicl_f32x2e bicl_m_exp_df(float zh, float zl)
     return bicl_m_exp_expand(bicl_m_exp_reduce(zh, zl));
 }
 
-BICL_FN float bicl_expf(float x)
+/* ------------------------------------------- correctly rounded: Ziv tests */
+/* The relative error bounds of the fast evaluations, with margin: the float-pair
+ * values 2^k (hi + lo) of exp, sigmoid and x sigmoid(x) are within 2^-29 of the
+ * exact value (analysis of the steps above: about 2^-30; measured maximum
+ * documented in docs/accuracy.md), the double ones within 2^-50 (13-term Taylor,
+ * four roundings). A result is returned only when the whole interval
+ * value (1 +- bound) rounds to one float; otherwise the integer path decides. */
+#define BICL_M_ZIV_REL_F32 0x1p-29f
+#define BICL_M_ZIV_REL_F64 0x1p-48
+
+/* Ziv's rounding test on a float pair: 1, and *out = round(2^k (v.hi + v.lo)),
+ * when every value within rel |v.hi| of v.hi + v.lo rounds to the same float and
+ * that float is normal; 0 otherwise. With s = round(hi + lo) and t the exact
+ * remainder (FastTwoSum), the nearest rounding boundary is s +- ulp(s)/2 on t's
+ * side, or s - ulp(s)/4 below a power of two; ||t| - that boundary| is computed
+ * exactly (Sterbenz) whenever it is small. */
+BICL_FN int bicl_df_round_test(bicl_f32x2 v, bicl_i32 k, float rel, float *out)
+{
+    bicl_f32x2 s = bicl_df_fast_two_sum(v.hi, v.lo);
+    bicl_u32 hb = bicl_f32_as_u32(s.hi);
+    bicl_i32 e = (bicl_i32)((hb >> 23) & 0xffu);
+    float bnd;
+    float t;
+    if ((bicl_u32)(e - 26) >= 228u || (bicl_u32)(e + k - 1) >= 254u) {
+        return 0; /* s or the result outside the normal range: the integer path */
+    }
+    bnd = bicl_u32_as_f32((bicl_u32)(e - 24) << 23); /* ulp(s) / 2 */
+    t = bicl_f32_abs(s.lo);
+    if ((hb & 0x7fffffu) == 0u && s.lo != 0.0f && ((bicl_f32_as_u32(s.lo) ^ hb) >> 31) != 0u) {
+        bnd = bnd * 0.5f; /* below a power of two the ulp halves */
+    }
+    if (bicl_f32_abs(t - bnd) <= bicl_f32_abs(s.hi) * rel) {
+        return 0;
+    }
+    *out = bicl_u32_as_f32(hb + ((bicl_u32)k << 23));
+    return 1;
+}
+
+/* round(s + t + tail) for a normal s = round(s + t) (t exact, as from TwoSum) and a
+ * small correction tail (|t + tail| < ulp(s)): the result is s or one of its
+ * neighbours, decided by comparing t + tail with the two rounding boundaries
+ * (ulp(s)/2 away from zero, ulp(s)/2 or, below a power of two, ulp(s)/4 towards
+ * it). Each comparison is (t - boundary) + tail: the difference is exact
+ * (Sterbenz) where it is small, so only an error in tail itself, when it nearly
+ * cancels that difference, could decide wrongly. The small-argument paths of
+ * sigmoid and silu use it where the value lies within a hair of a midpoint by
+ * construction (1/2 + x/4 and x/2 + x^2/4 are exact, and often exact midpoints). */
+BICL_FN float bicl_m_round_near(float s, float t, float tail)
+{
+    bicl_u32 hb = bicl_f32_as_u32(s);
+    float bnd = bicl_u32_as_f32((((hb >> 23) & 0xffu) - 24u) << 23); /* ulp(s) / 2 */
+    float tp = (hb >> 31) != 0u ? -t : t;                            /* positive: away from zero */
+    float gp = (hb >> 31) != 0u ? -tail : tail;
+    if ((tp - bnd) + gp > 0.0f) {
+        return bicl_u32_as_f32(hb + 1u);
+    }
+    if ((hb & 0x7fffffu) == 0u) {
+        bnd = bnd * 0.5f;
+    }
+    if ((tp + bnd) + gp < 0.0f) {
+        return bicl_u32_as_f32(hb - 1u);
+    }
+    return s;
+}
+
+#ifdef BICL_HAVE_FP64
+/* Ziv's rounding test on a double y within rel |y| of the exact value: 1 and *out
+ * when y - d and y + d (d = rel |y|, computed with a rounding that the margin in
+ * rel covers) round to the same float. The conversion is IEEE's, so denormal,
+ * zero and infinite results are decided here too. */
+BICL_FN int bicl_m_round_test_d(double y, double rel, float *out)
+{
+    double d = bicl_f64_abs(y) * rel;
+    float a = bicl_f64_to_f32_raw(y - d);
+    float b = bicl_f64_to_f32_raw(y + d);
+    if (bicl_f32_as_u32(a) != bicl_f32_as_u32(b)) {
+        return 0;
+    }
+    *out = a;
+    return 1;
+}
+
+/* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51:
+ * k = rint(x / ln2), r = x - k ln2 with |r| <= 0.347 (k CW_HI is exact, its
+ * difference with x exact by Sterbenz when x is a float, the CW_LO product adds
+ * 2^-54 of r), Taylor to r^13 by Horner (first omitted term < 2^-57). */
+BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
+{
+    double kd = bicl_rint(x * BICL_INV_LN2);
+    double r = (x - kd * BICL_LN2_CW_HI) - kd * BICL_LN2_CW_LO;
+    double p = 0x1.6124613a86d09p-33;          /* 1/13! */
+    p = bicl_fma(p, r, 0x1.1eed8eff8d898p-29); /* 1/12! */
+    p = bicl_fma(p, r, 0x1.ae64567f544e4p-26); /* 1/11! */
+    p = bicl_fma(p, r, 0x1.27e4fb7789f5cp-22); /* 1/10! */
+    p = bicl_fma(p, r, 0x1.71de3a556c734p-19); /* 1/9! */
+    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-16); /* 1/8! */
+    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-13); /* 1/7! */
+    p = bicl_fma(p, r, 0x1.6c16c16c16c17p-10); /* 1/6! */
+    p = bicl_fma(p, r, 0x1.1111111111111p-7);  /* 1/5! */
+    p = bicl_fma(p, r, 0x1.5555555555555p-5);  /* 1/4! */
+    p = bicl_fma(p, r, 0x1.5555555555555p-3);  /* 1/3! */
+    p = bicl_fma(p, r, 0.5);
+    p = bicl_fma(p, r, 1.0);
+    *k = (bicl_i32)kd;
+    return bicl_fma(p, r, 1.0);
+}
+
+/* sigmoid(x) for |x| <= 700 in double, relative error below 2^-50. */
+BICL_FN double bicl_m_sigmoid_fast_d(double x)
+{
+    bicl_i32 k;
+    double e = bicl_m_exp_fast_d(-bicl_f64_abs(x), &k);
+    e = e * bicl_f64_pow2(k); /* normal: k >= -1010 */
+    return x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+#endif
+
+/* ------------------------------------------------------------------- exp */
+/* Three implementations of one correctly rounded function: the float-pair path
+ * (devices without fp64), the double path (devices with it, and the host), both
+ * falling back to the integer path (bicl_math_fx.h), which the tools also run
+ * alone. bicl_expf picks the double path where BICL_HAVE_FP64 is defined. */
+BICL_FN float bicl_expf_int(float x)
+{
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x > 89.0f) {
+        return bicl_u32_as_f32(0x7f800000u);
+    }
+    if (x < -104.0f) {
+        return 0.0f;
+    }
+    return bicl_fx_round(bicl_fx_exp(x), 0);
+}
+
+BICL_FN float bicl_expf_pair(float x)
 {
     bicl_f32x2e e;
+    float r;
     if (bicl_f32_is_nan(x)) {
         return bicl_f32_quiet(x);
     }
@@ -347,7 +492,42 @@ BICL_FN float bicl_expf(float x)
         return 0.0f;
     }
     e = bicl_m_exp_df(x, 0.0f);
-    return bicl_df_ldexp_round(bicl_df(e.hi, e.lo), e.k);
+    if (bicl_df_round_test(bicl_df(e.hi, e.lo), e.k, BICL_M_ZIV_REL_F32, &r)) {
+        return r;
+    }
+    return bicl_fx_round(bicl_fx_exp(x), 0);
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN float bicl_expf_dbl(float x)
+{
+    bicl_i32 k;
+    double y;
+    float r;
+    if (bicl_f32_is_nan(x)) {
+        return bicl_f32_quiet(x);
+    }
+    if (x > 89.0f) {
+        return bicl_u32_as_f32(0x7f800000u);
+    }
+    if (x < -104.0f) {
+        return 0.0f;
+    }
+    y = bicl_m_exp_fast_d((double)x, &k);
+    if (bicl_m_round_test_d(y * bicl_f64_pow2(k), BICL_M_ZIV_REL_F64, &r)) {
+        return r;
+    }
+    return bicl_fx_round(bicl_fx_exp(x), 0);
+}
+#endif
+
+BICL_FN float bicl_expf(float x)
+{
+#ifdef BICL_HAVE_FP64
+    return bicl_expf_dbl(x);
+#else
+    return bicl_expf_pair(x);
+#endif
 }
 
 /* expm1(zh + zl) as a pair for -18.5 <= zh <= 0. */
@@ -453,20 +633,80 @@ BICL_FN bicl_f32x2e bicl_m_sigmoid_df(float zh, float zl)
     return out;
 }
 
-BICL_FN float bicl_sigmoidf(float x)
+/* sigmoid: correctly rounded, three implementations as for exp. x > 18: 1 - e^-x
+ * lies above 1 - 2^-25, the boundary below 1, so the result is 1; x < -104:
+ * below 2^-150, +0. */
+BICL_FN int bicl_m_sigmoid_special(float x, float *out)
+{
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (x > 18.0f) { /* also +inf */
+        *out = 1.0f;
+        return 1;
+    }
+    if (x < -104.0f) { /* also -inf */
+        *out = 0.0f;
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-12f) {
+        /* 1/2 + x/4 - x^3/48 + ...: 1/2 + x/4 is exact (and often a midpoint);
+         * it lies on a grid of ulp(x)/4, finer than the float grid near 1/2, so
+         * a boundary it misses is at least ulp(x)/4 > |x|^3/48 away. Below
+         * 2^-26 the value is within 2^-28 of 1/2. */
+        bicl_f32x2 t = bicl_df_fast_two_sum(0.5f, 0.25f * x);
+        *out =
+            bicl_f32_abs(x) < 0x1p-26f ? 0.5f : bicl_m_round_near(t.hi, t.lo, -(x * x * x) / 48.0f);
+        return 1;
+    }
+    return 0;
+}
+
+BICL_FN float bicl_sigmoidf_int(float x)
+{
+    float r;
+    if (bicl_m_sigmoid_special(x, &r)) {
+        return r;
+    }
+    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+}
+
+BICL_FN float bicl_sigmoidf_pair(float x)
 {
     bicl_f32x2e s;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x > 18.0f) { /* e^-x < 2^-25.9: rounds to 1; also +inf */
-        return 1.0f;
-    }
-    if (x < -104.0f) { /* < 2^-150: rounds to +0; also -inf */
-        return 0.0f;
+    float r;
+    if (bicl_m_sigmoid_special(x, &r)) {
+        return r;
     }
     s = bicl_m_sigmoid_df(x, 0.0f);
-    return bicl_df_ldexp_round(bicl_df(s.hi, s.lo), s.k);
+    if (bicl_df_round_test(bicl_df(s.hi, s.lo), s.k, BICL_M_ZIV_REL_F32, &r)) {
+        return r;
+    }
+    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN float bicl_sigmoidf_dbl(float x)
+{
+    float r;
+    if (bicl_m_sigmoid_special(x, &r)) {
+        return r;
+    }
+    if (bicl_m_round_test_d(bicl_m_sigmoid_fast_d((double)x), BICL_M_ZIV_REL_F64, &r)) {
+        return r;
+    }
+    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+}
+#endif
+
+BICL_FN float bicl_sigmoidf(float x)
+{
+#ifdef BICL_HAVE_FP64
+    return bicl_sigmoidf_dbl(x);
+#else
+    return bicl_sigmoidf_pair(x);
+#endif
 }
 
 /* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
@@ -798,20 +1038,201 @@ BICL_FN float bicl_m_x_sigmoid_ax(float x, float a)
     return bicl_m_mul_sigmoid_1(x, zh, bicl_fmaf(a, x, -zh)); /* |x| >= 2^-60 */
 }
 
-BICL_FN float bicl_silu(float x)
+/* silu(x) = x sigmoid(x), correctly rounded as one function; three implementations
+ * as for exp. The cases decided without evaluation are those of
+ * bicl_m_x_sigmoid_ax: +-0, |x| < 2^-60 (x/2 + x^2/4: only a tie sees x^2),
+ * x > 30 (x (1 - e^-x) rounds to x) and x < -200 (below 2^-150: -0). */
+BICL_FN int bicl_m_silu_special(float x, float *out)
 {
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
-    return bicl_m_x_sigmoid_ax(x, 1.0f);
+    if (x == 0.0f) {
+        *out = x;
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-60f) {
+        *out = bicl_m_half_tie_up(x);
+        return 1;
+    }
+    if (x > 30.0f) { /* also +inf */
+        *out = x;
+        return 1;
+    }
+    if (x < -200.0f) { /* also -inf */
+        *out = -0.0f;
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-12f) {
+        /* x/2 + x^2/4 - x^4/48 + ...: x/2 + x^2/4 is exact as x/2 + (p + q)/4,
+         * p + q = x^2 (TwoProd), on a grid of ulp(x^2)/4 that the correction
+         * x^4/48 cannot jump (|x| < 2^-12); q/4 joins the correction (it is
+         * below half that grid step). For |x| < 2^-40 the result is x/2. */
+        bicl_f32x2 p = bicl_df_two_prod(x, x);
+        bicl_f32x2 t = bicl_df_two_sum(0.5f * x, 0.25f * p.hi);
+        *out = bicl_m_round_near(t.hi, t.lo, 0.25f * p.lo - (p.hi * p.hi) / 48.0f);
+        return 1;
+    }
+    return 0;
 }
+
+BICL_FN float bicl_m_silu_fx(float x)
+{
+    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid(x), x), x < 0.0f);
+}
+
+BICL_FN float bicl_silu_int(float x)
+{
+    float r;
+    if (bicl_m_silu_special(x, &r)) {
+        return r;
+    }
+    return bicl_m_silu_fx(x);
+}
+
+/* The pair of bicl_m_mul_sigmoid_1(x, x, 0) before its rounding. */
+BICL_FN float bicl_silu_pair(float x)
+{
+    bicl_f32x2e s;
+    bicl_u32 b;
+    float gh;
+    float p;
+    float r;
+    if (bicl_m_silu_special(x, &r)) {
+        return r;
+    }
+    s = bicl_m_sigmoid_df(x, 0.0f);
+    b = bicl_f32_as_u32(x);
+    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    p = gh * s.hi;
+    if (bicl_df_round_test(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
+                           (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k, BICL_M_ZIV_REL_F32, &r)) {
+        return r;
+    }
+    return bicl_m_silu_fx(x);
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN float bicl_silu_dbl(float x)
+{
+    float r;
+    if (bicl_m_silu_special(x, &r)) {
+        return r;
+    }
+    if (bicl_m_round_test_d((double)x * bicl_m_sigmoid_fast_d((double)x), BICL_M_ZIV_REL_F64, &r)) {
+        return r;
+    }
+    return bicl_m_silu_fx(x);
+}
+#endif
+
+BICL_FN float bicl_silu(float x)
+{
+#ifdef BICL_HAVE_FP64
+    return bicl_silu_dbl(x);
+#else
+    return bicl_silu_pair(x);
+#endif
+}
+
+/* gelu_quick(x) = x sigmoid(a x), a = 1.702f, correctly rounded as one function
+ * (the product a x is an exact pair); three implementations as for silu. The
+ * cases decided without evaluation are those of bicl_m_x_sigmoid_ax. Near zero
+ * x/2 + a x^2/4 is never an exact midpoint (a's odd 24-bit mantissa keeps the low
+ * bits of a x^2), so the bounded-error paths decide there too. */
+#define BICL_M_GELU_QUICK_A 1.702f
+BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
+{
+    float zh;
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (x == 0.0f) {
+        *out = x;
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-60f) {
+        *out = bicl_m_half_tie_up(x);
+        return 1;
+    }
+    zh = BICL_M_GELU_QUICK_A * x;
+    if (zh > 30.0f) { /* also x = +inf */
+        *out = x;
+        return 1;
+    }
+    if (zh < -200.0f) { /* also x = -inf */
+        *out = -0.0f;
+        return 1;
+    }
+    return 0;
+}
+
+BICL_FN float bicl_m_gelu_quick_fx(float x)
+{
+    float zh = BICL_M_GELU_QUICK_A * x;
+    bicl_fx s = bicl_fx_sigmoid_df(zh, bicl_fmaf(BICL_M_GELU_QUICK_A, x, -zh));
+    return bicl_fx_round(bicl_fx_mul_f32(s, x), x < 0.0f);
+}
+
+BICL_FN float bicl_gelu_quick_int(float x)
+{
+    float r;
+    if (bicl_m_gelu_quick_special(x, &r)) {
+        return r;
+    }
+    return bicl_m_gelu_quick_fx(x);
+}
+
+/* The pair of bicl_m_mul_sigmoid_1(x, zh, zl) before its rounding. */
+BICL_FN float bicl_gelu_quick_pair(float x)
+{
+    bicl_f32x2e s;
+    bicl_u32 b;
+    float gh;
+    float p;
+    float r;
+    float zh;
+    if (bicl_m_gelu_quick_special(x, &r)) {
+        return r;
+    }
+    zh = BICL_M_GELU_QUICK_A * x;
+    s = bicl_m_sigmoid_df(zh, bicl_fmaf(BICL_M_GELU_QUICK_A, x, -zh));
+    b = bicl_f32_as_u32(x);
+    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    p = gh * s.hi;
+    if (bicl_df_round_test(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
+                           (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k, BICL_M_ZIV_REL_F32, &r)) {
+        return r;
+    }
+    return bicl_m_gelu_quick_fx(x);
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN float bicl_gelu_quick_dbl(float x)
+{
+    float r;
+    if (bicl_m_gelu_quick_special(x, &r)) {
+        return r;
+    }
+    /* a x is exact in double (two 24-bit mantissas) */
+    if (bicl_m_round_test_d((double)x *
+                                bicl_m_sigmoid_fast_d((double)BICL_M_GELU_QUICK_A * (double)x),
+                            BICL_M_ZIV_REL_F64, &r)) {
+        return r;
+    }
+    return bicl_m_gelu_quick_fx(x);
+}
+#endif
 
 BICL_FN float bicl_gelu_quick(float x)
 {
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    return bicl_m_x_sigmoid_ax(x, 1.702f);
+#ifdef BICL_HAVE_FP64
+    return bicl_gelu_quick_dbl(x);
+#else
+    return bicl_gelu_quick_pair(x);
+#endif
 }
 
 /* 0.5 x (1 + tanh(y)) = x sigmoid(2y): the argument 2c(x + d x^3) is formed

@@ -2,6 +2,8 @@
  * spec, the numerics fingerprint. */
 #include "internal.h"
 
+#include "bicl_math_version.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +98,11 @@ static void build_fingerprint(bicl_context *ctx)
     if (ctx->selftested && ctx->caps_advertised != i->caps)
         snprintf(proven, sizeof proven, " advertised=0x%03x", ctx->caps_advertised);
     snprintf(ctx->fingerprint, sizeof ctx->fingerprint,
-             "bicl=%s src=%016llx opts='%s' platform='%s' platform_version='%s' device='%s' "
-             "vendor='%s' driver='%s' caps=0x%03x%s%s",
-             BICL_VERSION_STRING, (unsigned long long)bicl_sources_hash(), opts, i->platform_name,
-             i->platform_version, i->device_name, i->vendor, i->driver_version, i->caps,
-             ctx->selftested ? " self-tested" : "", proven);
+             "bicl=%s math=%s src=%016llx opts='%s' platform='%s' platform_version='%s' "
+             "device='%s' vendor='%s' driver='%s' caps=0x%03x%s%s",
+             BICL_VERSION_STRING, BICL_MATH_VERSION, (unsigned long long)bicl_sources_hash(), opts,
+             i->platform_name, i->platform_version, i->device_name, i->vendor, i->driver_version,
+             i->caps, ctx->selftested ? " self-tested" : "", proven);
     ctx->fingerprint_hash = bicl_fnv1a(BICL_FNV_OFFSET, ctx->fingerprint, strlen(ctx->fingerprint));
 }
 

@@ -149,19 +149,18 @@ static size_t count_differences(const void *a, const void *b, size_t n, size_t e
     return d;
 }
 
-/* bicl's own silu on the device (must equal the host reference). */
-static void bicl_silu(test_env *env, const float *x, float *y, size_t n)
+/* bicl's own unary op on the device (must equal the host reference). */
+static void bicl_unary_dev(test_env *env, bicl_unary_op op, const float *x, float *y, size_t n)
 {
     test_buf bx = test_buf_new(env, 4, n, x), by = test_buf_new(env, 4, n, NULL);
     size_t sh[1] = {n};
     bicl_tensor tx = test_view(&bx, BICL_F32, 0, 1, sh), ty = test_view(&by, BICL_F32, 0, 1, sh);
-    assert_int_equal(
-        bicl_unary(env->ctx, env->queue, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL),
-        BICL_SUCCESS);
+    assert_int_equal(bicl_unary(env->ctx, env->queue, op, NULL, &tx, &ty, 0, NULL, NULL),
+                     BICL_SUCCESS);
     test_buf_read(env, &by, y);
     float *ref = malloc(n * 4);
     assert_non_null(ref);
-    bicl_ref_unary(BICL_UNARY_SILU, NULL, BICL_F32, x, BICL_F32, ref, n);
+    bicl_ref_unary(op, NULL, BICL_F32, x, BICL_F32, ref, n);
     assert_int_equal(count_differences(y, ref, n, 4), 0);
     free(ref);
     test_buf_free(&bx);
@@ -281,7 +280,10 @@ static void drift_fp_contraction_default(void **state)
     free(host);
 }
 
-/* 2. -cl-fast-relaxed-math and -cl-mad-enable: bicl's own kernels built with them. */
+/* 2. -cl-fast-relaxed-math and -cl-mad-enable: bicl's own kernels built with them. The
+ * op is tanh: since math version 2 silu is correctly rounded, and its double path (Ziv's
+ * test absorbs small changes) gave 0 differences under both options on PoCL (measured
+ * 2026-12-03); tanh's float-pair code still shows the drift. */
 static void drift_unsafe_build_options(void **state)
 {
     test_env *env = *state;
@@ -289,16 +291,16 @@ static void drift_unsafe_build_options(void **state)
     float *x = malloc(N_IN * 4), *safe = malloc(N_IN * 4), *unsafe = malloc(N_IN * 4);
     assert_true(x && safe && unsafe);
     fill_inputs(x, N_IN, 2);
-    bicl_silu(env, x, safe, N_IN);
+    bicl_unary_dev(env, BICL_UNARY_TANH, x, safe, N_IN);
     char *src = unary_source(env);
     size_t total = 0;
     for (int i = 0; i < 2; ++i) {
         char o[256];
         snprintf(o, sizeof o, "%s %s", BICL_FIXED_BUILD_OPTIONS, opts[i]);
-        assert_true(run_raw_unary(env, src, o, "unary_silu_f32_f32_flat_v1", x, unsafe, N_IN));
+        assert_true(run_raw_unary(env, src, o, "unary_tanh_op_f32_f32_flat_v1", x, unsafe, N_IN));
         size_t d = count_differences(safe, unsafe, N_IN, 4);
         total += d;
-        print_message("drift 2, %s: %s%zu of %d silu results differ; bicl refuses the option\n",
+        print_message("drift 2, %s: %s%zu of %d tanh results differ; bicl refuses the option\n",
                       opts[i], "", d, N_IN);
         assert_int_equal(bicl_check_build_options(opts[i]), BICL_ERR_UNSAFE_OPTION);
     }
@@ -399,7 +401,7 @@ static void drift_builtin_math(void **state)
                   (unsigned long long)hash[1], (unsigned long long)hash[2]);
     /* bicl's functions: device == host reference, bit for bit, on these inputs */
     float *safe = malloc(N_IN * 4);
-    bicl_silu(env, x, safe, N_IN);
+    bicl_unary_dev(env, BICL_UNARY_SILU, x, safe, N_IN);
     free(safe);
     raw_end(&r);
     for (int j = 0; j < 3; ++j)

@@ -522,6 +522,46 @@ static float o_exp(float x, const params *p)
     (void)p;
     return bicl_expf(x);
 }
+static float o_exp_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_expf_pair(x);
+}
+static float o_exp_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_expf_int(x);
+}
+static float o_sigmoid_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_sigmoidf_pair(x);
+}
+static float o_sigmoid_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_sigmoidf_int(x);
+}
+static float o_silu_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_silu_pair(x);
+}
+static float o_silu_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_silu_int(x);
+}
+static float o_gelu_quick_pair(float x, const params *p)
+{
+    (void)p;
+    return bicl_gelu_quick_pair(x);
+}
+static float o_gelu_quick_int(float x, const params *p)
+{
+    (void)p;
+    return bicl_gelu_quick_int(x);
+}
 static float o_expm1(float x, const params *p)
 {
     (void)p;
@@ -637,8 +677,9 @@ typedef struct {
     param_gen gen;     /* parameters of --sample, or NULL */
     float sample_span; /* uniform samples in [-span, span] */
     /* The registry row (cl/bicl_ops.def) whose ulp bound is this op's limit, or NULL
-     * (the functions that are not ops: exp, expm1, erf) for `limit`. */
+     * (the functions that are not ops: exp, expm1, erf; the paths) for `limit`. */
     const char *row;
+    int cr; /* 1: must be correctly rounded (every "not CR" is a failure) */
 } op_desc;
 
 /* The ulp bounds of the registry: the one place they are written. */
@@ -663,10 +704,34 @@ static double op_limit(const op_desc *op)
 }
 
 static const op_desc OPS[] = {
-    {"expf", "e^x", 1.0, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL},
-    {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL},
-    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh"},
-    {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL},
+    {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL, 1},
+    {"expf_pair",
+     "e^x, float-pair path",
+     0.5,
+     o_exp_pair,
+     r_exp,
+     m_exp,
+     s_exp,
+     {{0}},
+     NULL,
+     110.0f,
+     NULL,
+     1},
+    {"expf_int",
+     "e^x, integer path",
+     0.5,
+     o_exp_int,
+     r_exp,
+     m_exp,
+     s_exp,
+     {{0}},
+     NULL,
+     110.0f,
+     NULL,
+     1},
+    {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 0},
+    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 0},
+    {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 0},
     {"sigmoidf",
      "1/(1+e^-x)",
      0.0,
@@ -677,10 +742,59 @@ static const op_desc OPS[] = {
      {{0}},
      NULL,
      110.0f,
-     "sigmoid"},
-    {"relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu"},
-    {"relu2", "relu(x)^2", 0.0, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, "relu2"},
-    {"silu", "x sigmoid(x)", 0.0, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f, "silu"},
+     "sigmoid",
+     1},
+    {"sigmoidf_pair",
+     "1/(1+e^-x), float-pair path",
+     0.0,
+     o_sigmoid_pair,
+     r_sigmoid,
+     m_sigmoid,
+     s_sigmoid,
+     {{0}},
+     NULL,
+     110.0f,
+     "sigmoid",
+     1},
+    {"sigmoidf_int",
+     "1/(1+e^-x), integer path",
+     0.0,
+     o_sigmoid_int,
+     r_sigmoid,
+     m_sigmoid,
+     s_sigmoid,
+     {{0}},
+     NULL,
+     110.0f,
+     "sigmoid",
+     1},
+    {"relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
+    {"relu2", "relu(x)^2", 0.0, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, "relu2", 0},
+    {"silu", "x sigmoid(x)", 0.0, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f, "silu", 1},
+    {"silu_pair",
+     "x sigmoid(x), float-pair path",
+     0.0,
+     o_silu_pair,
+     r_silu,
+     m_silu,
+     s_gate,
+     {{0}},
+     NULL,
+     120.0f,
+     "silu",
+     1},
+    {"silu_int",
+     "x sigmoid(x), integer path",
+     0.0,
+     o_silu_int,
+     r_silu,
+     m_silu,
+     s_gate,
+     {{0}},
+     NULL,
+     120.0f,
+     "silu",
+     1},
     {"gelu_erf",
      "x/2 (1 + erf(x/sqrt2))",
      0.0,
@@ -691,7 +805,8 @@ static const op_desc OPS[] = {
      {{0}},
      NULL,
      16.0f,
-     "gelu"},
+     "gelu",
+     0},
     {"gelu_tanh",
      "x/2 (1 + tanh(c(x + d x^3)))",
      0.0,
@@ -702,7 +817,8 @@ static const op_desc OPS[] = {
      {{0}},
      NULL,
      16.0f,
-     "gelu_tanh"},
+     "gelu_tanh",
+     0},
     {"gelu_quick",
      "x sigmoid(1.702 x)",
      0.0,
@@ -713,7 +829,32 @@ static const op_desc OPS[] = {
      {{0}},
      NULL,
      80.0f,
-     "gelu_quick"},
+     "gelu_quick",
+     1},
+    {"gelu_quick_pair",
+     "x sigmoid(1.702 x), float-pair path",
+     0.0,
+     o_gelu_quick_pair,
+     r_gelu_quick,
+     m_gelu_quick,
+     s_gate,
+     {{0}},
+     NULL,
+     80.0f,
+     "gelu_quick",
+     1},
+    {"gelu_quick_int",
+     "x sigmoid(1.702 x), integer path",
+     0.0,
+     o_gelu_quick_int,
+     r_gelu_quick,
+     m_gelu_quick,
+     s_gate,
+     {{0}},
+     NULL,
+     80.0f,
+     "gelu_quick",
+     1},
     {"softcap",
      "cap tanh(x/cap), exhaustive: cap=30",
      0.0,
@@ -724,7 +865,8 @@ static const op_desc OPS[] = {
      {{30.0f, 0, 0}},
      gen_softcap,
      300.0f,
-     "softcap"},
+     "softcap",
+     0},
     {"swiglu_oss",
      "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3",
      0.0,
@@ -735,7 +877,8 @@ static const op_desc OPS[] = {
      {{0.3f, 1.702f, 7.0f}},
      gen_swiglu,
      80.0f,
-     "swiglu_oai"},
+     "swiglu_oai",
+     0},
 };
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
@@ -1110,7 +1253,7 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = strtol(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+        } else if ((!strcmp(argv[i], "--only") || !strcmp(argv[i], "--function")) && i + 1 < argc) {
             only = argv[++i];
         } else if (!strcmp(argv[i], "--range") && i + 2 < argc) {
             lo = strtoull(argv[++i], NULL, 16);
@@ -1174,7 +1317,7 @@ int main(int argc, char **argv)
         } else {
             run_sample(op, (int)threads, sample_n, seed, &st);
         }
-        ok = st.max_err <= op_limit(op) && st.special_fail == 0;
+        ok = st.max_err <= op_limit(op) && st.special_fail == 0 && (!op->cr || st.not_cr == 0);
         failed |= !ok;
         fmt_params(pbuf, sizeof pbuf, op, &st.arg_p);
         if (json) {

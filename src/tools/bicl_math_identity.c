@@ -1,7 +1,12 @@
-/* bicl_math_identity - proves that cl/bicl_math_f32.h gives the same bits as
- * the header of a baseline commit (CMake's BICL_MATH_BASELINE, read from git
- * at configure time and renamed bicl_* -> bicl_v1_* into
- * <build>/math_baseline/bicl_math_f32_v1.h), and times both.
+/* bicl_math_identity - proves that the implementations of bicl's correctly
+ * rounded functions give the same bits (the float-pair and integer paths
+ * against the double one: expf, sigmoidf, silu, gelu_quick), and that every other function
+ * of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit
+ * (CMake's BICL_MATH_BASELINE, read from git at configure time and renamed
+ * bicl_* -> bicl_v1_* into <build>/math_baseline/bicl_math_f32_v1.h); times them.
+ *
+ *   --function NAME  only the checks whose name starts with NAME
+ *   --fallback       also the integer paths alone (slow: bit-serial division)
  *
  * The fast paths added to the header (normal-range ldexp rounding, the
  * x * sigmoid product without the mantissa/exponent split of 1, the ordered
@@ -45,22 +50,58 @@ typedef struct {
     const char *name;
     fn1 new_fn;
     fn1 old_fn;
+    int fallback; /* 1: only with --fallback (the integer path alone, slow) */
 } pair1;
 
+/* The correctly rounded functions: each path against the double one (all three are
+ * correctly rounded, so their bits must agree; bicl-accuracy --exhaustive proves
+ * the double one against MPFR). The others: the header against the baseline. */
 static const pair1 k_fns1[] = {
-    {"expf", bicl_expf, bicl_v1_expf},
-    {"expm1f", bicl_expm1f, bicl_v1_expm1f},
-    {"tanhf", bicl_tanhf, bicl_v1_tanhf},
-    {"sigmoidf", bicl_sigmoidf, bicl_v1_sigmoidf},
-    {"erff", bicl_erff, bicl_v1_erff},
-    {"silu", bicl_silu, bicl_v1_silu},
-    {"gelu_erf", bicl_gelu_erf, bicl_v1_gelu_erf},
-    {"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh},
-    {"gelu_quick", bicl_gelu_quick, bicl_v1_gelu_quick},
-    {"relu", bicl_relu, bicl_v1_relu},
-    {"relu2", bicl_relu2, bicl_v1_relu2},
+    {"expf pair=dbl", bicl_expf_pair, bicl_expf_dbl, 0},
+    {"sigmoidf pair=dbl", bicl_sigmoidf_pair, bicl_sigmoidf_dbl, 0},
+    {"silu pair=dbl", bicl_silu_pair, bicl_silu_dbl, 0},
+    {"expf int=dbl", bicl_expf_int, bicl_expf_dbl, 1},
+    {"sigmoidf int=dbl", bicl_sigmoidf_int, bicl_sigmoidf_dbl, 1},
+    {"silu int=dbl", bicl_silu_int, bicl_silu_dbl, 1},
+    {"gelu_quick pair=dbl", bicl_gelu_quick_pair, bicl_gelu_quick_dbl, 0},
+    {"gelu_quick int=dbl", bicl_gelu_quick_int, bicl_gelu_quick_dbl, 1},
+    {"expm1f", bicl_expm1f, bicl_v1_expm1f, 0},
+    {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
+    {"erff", bicl_erff, bicl_v1_erff, 0},
+    {"gelu_erf", bicl_gelu_erf, bicl_v1_gelu_erf, 0},
+    {"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh, 0},
+    {"relu", bicl_relu, bicl_v1_relu, 0},
+    {"relu2", bicl_relu2, bicl_v1_relu2, 0},
 };
 #define N_FNS1 ((int)(sizeof k_fns1 / sizeof k_fns1[0]))
+
+/* Timing: the baseline against the paths of the new header. */
+static const pair1 k_bench[] = {
+    {"expf dbl", bicl_expf_dbl, bicl_v1_expf, 0},
+    {"expf pair", bicl_expf_pair, bicl_v1_expf, 0},
+    {"expf int", bicl_expf_int, bicl_v1_expf, 0},
+    {"sigmoidf dbl", bicl_sigmoidf_dbl, bicl_v1_sigmoidf, 0},
+    {"sigmoidf pair", bicl_sigmoidf_pair, bicl_v1_sigmoidf, 0},
+    {"sigmoidf int", bicl_sigmoidf_int, bicl_v1_sigmoidf, 0},
+    {"silu dbl", bicl_silu_dbl, bicl_v1_silu, 0},
+    {"silu pair", bicl_silu_pair, bicl_v1_silu, 0},
+    {"silu int", bicl_silu_int, bicl_v1_silu, 0},
+    {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
+    {"gelu_quick dbl", bicl_gelu_quick_dbl, bicl_v1_gelu_quick, 0},
+    {"gelu_quick pair", bicl_gelu_quick_pair, bicl_v1_gelu_quick, 0},
+};
+#define N_BENCH ((int)(sizeof k_bench / sizeof k_bench[0]))
+
+/* --function NAME: only the checks whose name starts with NAME; --fallback adds
+ * the integer paths. */
+static const char *g_only = NULL;
+static int g_fallback = 0;
+static int g_on[N_FNS1];
+
+static int name_selected(const char *name)
+{
+    return g_only == NULL || strncmp(name, g_only, strlen(g_only)) == 0;
+}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -119,8 +160,13 @@ static void *run1(void *arg)
         float x = bicl_u32_as_f32(b);
         int f;
         for (f = 0; f < N_FNS1; f++) {
-            uint32_t a = bicl_f32_as_u32(k_fns1[f].new_fn(x));
-            uint32_t o = bicl_f32_as_u32(k_fns1[f].old_fn(x));
+            uint32_t a;
+            uint32_t o;
+            if (!g_on[f]) {
+                continue;
+            }
+            a = bicl_f32_as_u32(k_fns1[f].new_fn(x));
+            o = bicl_f32_as_u32(k_fns1[f].old_fn(x));
             if (a != o) {
                 char buf[64];
                 snprintf(buf, sizeof buf, "0x%08" PRIx32 " = %.9g", b, (double)x);
@@ -135,7 +181,9 @@ static void *run1(void *arg)
     }
     pthread_mutex_lock(&g_lock);
     for (i = 0; i < (uint64_t)N_FNS1; i++) {
-        g_t1[i].checked += n;
+        if (g_on[i]) {
+            g_t1[i].checked += n;
+        }
     }
     pthread_mutex_unlock(&g_lock);
     return NULL;
@@ -365,21 +413,21 @@ static void bench(void)
         }
         g_in[i] = x;
     }
-    printf("%-11s %9s %9s %7s\n", "function", "old ns", "new ns", "ratio");
-    for (f = 0; f < N_FNS1; f++) {
+    printf("%-14s %9s %9s %7s\n", "function", "old ns", "new ns", "ratio");
+    for (f = 0; f < N_BENCH; f++) {
         double o;
         double n;
         int r;
-        (void)bench_one(k_fns1[f].old_fn, 3); /* warm up */
+        (void)bench_one(k_bench[f].old_fn, 3); /* warm up */
         o = 1e30;
         n = 1e30;
         for (r = 0; r < 8; r++) { /* interleaved, best of all: the CPU is shared */
-            double a = bench_one(k_fns1[f].old_fn, 5);
-            double b = bench_one(k_fns1[f].new_fn, 5);
+            double a = bench_one(k_bench[f].old_fn, 5);
+            double b = bench_one(k_bench[f].new_fn, 5);
             o = a < o ? a : o;
             n = b < n ? b : n;
         }
-        printf("%-11s %9.2f %9.2f %7.3f\n", k_fns1[f].name, o, n, n / o);
+        printf("%-14s %9.2f %9.2f %7.3f\n", k_bench[f].name, o, n, n / o);
     }
 }
 
@@ -421,14 +469,23 @@ int main(int argc, char **argv)
             sample = strtoull(argv[++i], NULL, 0);
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             threads = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--function") == 0 && i + 1 < argc) {
+            g_only = argv[++i];
+        } else if (strcmp(argv[i], "--fallback") == 0) {
+            g_fallback = 1;
         } else {
-            fprintf(stderr, "usage: %s [--exhaustive | --sample N] [--bench] [--threads T]\n",
+            fprintf(stderr,
+                    "usage: %s [--exhaustive | --sample N] [--bench] [--threads T]\n"
+                    "          [--function NAME] [--fallback]\n",
                     argv[0]);
             return 2;
         }
     }
     if (threads < 1 || threads > 64) {
         threads = 2;
+    }
+    for (i = 0; i < N_FNS1; i++) {
+        g_on[i] = name_selected(k_fns1[i].name) && (g_fallback || !k_fns1[i].fallback);
     }
     if (do_bench) {
         bench();
@@ -454,8 +511,13 @@ int main(int argc, char **argv)
             float x = bicl_u32_as_f32(k_edges[e]);
             int f;
             for (f = 0; f < N_FNS1; f++) {
-                uint32_t a = bicl_f32_as_u32(k_fns1[f].new_fn(x));
-                uint32_t o = bicl_f32_as_u32(k_fns1[f].old_fn(x));
+                uint32_t a;
+                uint32_t o;
+                if (!g_on[f]) {
+                    continue;
+                }
+                a = bicl_f32_as_u32(k_fns1[f].new_fn(x));
+                o = bicl_f32_as_u32(k_fns1[f].old_fn(x));
                 g_t1[f].checked++;
                 if (a != o) {
                     char buf[32];
@@ -466,50 +528,56 @@ int main(int argc, char **argv)
         }
     }
     for (i = 0; i < N_FNS1; i++) {
-        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", k_fns1[i].name,
+        if (!g_on[i]) {
+            continue;
+        }
+        printf("%-18s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", k_fns1[i].name,
                g_t1[i].checked, g_t1[i].mismatches);
         total_mis += g_t1[i].mismatches;
     }
     fflush(stdout);
 
-    /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
-     * for every cap, and every edge pair */
-    sweep_fixed(FAM_SOFTCAP, "softcap", &t_softcap, caps_all,
-                (int)(sizeof caps_all / sizeof caps_all[0]), 0.0f, 0.0f, exhaustive, 1ull << 24, n2,
-                0xca9ull, threads);
-    check_edge_pairs(FAM_SOFTCAP, "softcap", &t_softcap, 0.0f, 0.0f);
-    printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "softcap", t_softcap.checked,
-           t_softcap.mismatches);
-    total_mis += t_softcap.mismatches;
-    fflush(stdout);
-
-    /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
-     * the fixed ups and every up against the fixed gates (exhaustive mode;
-     * random ones otherwise), random pairs, other alpha/limit, edge pairs */
-    sweep_fixed(FAM_SWIGLU_UP, "swiglu_oss", &t_swiglu, ups, (int)(sizeof ups / sizeof ups[0]),
-                1.702f, 7.0f, exhaustive, 1ull << 26, n2, 0x5a1ull, threads);
-    sweep_fixed(FAM_SWIGLU_GATE, "swiglu_oss", &t_swiglu, gates,
-                (int)(sizeof gates / sizeof gates[0]), 1.702f, 7.0f, exhaustive, 1ull << 26, n2,
-                0x6a1ull, threads);
-    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.702f, 7.0f, nr, 1, 0x7a1ull,
-           threads);
-    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.0f, 10.0f, nr / 4, 1, 0x8a1ull,
-           threads);
-    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1, 0x9a1ull,
-           threads);
-    sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1e30f, 3e38f, nr / 4, 1, 0xaa1ull,
-           threads);
-    {
-        static const float alphas[] = {1.702f, 1.0f, 0.5f, 1e-30f, 1e30f, 0.0f, -1.0f};
-        static const float limits[] = {7.0f, 1.0f, 1e-40f, 3e38f, 0.0f, -1.0f};
-        for (size_t al = 0; al < sizeof alphas / sizeof alphas[0]; al++)
-            for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++)
-                check_edge_pairs(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, alphas[al],
-                                 limits[li]);
+    if (name_selected("softcap")) {
+        /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
+         * for every cap, and every edge pair */
+        sweep_fixed(FAM_SOFTCAP, "softcap", &t_softcap, caps_all,
+                    (int)(sizeof caps_all / sizeof caps_all[0]), 0.0f, 0.0f, exhaustive, 1ull << 24,
+                    n2, 0xca9ull, threads);
+        check_edge_pairs(FAM_SOFTCAP, "softcap", &t_softcap, 0.0f, 0.0f);
+        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "softcap",
+               t_softcap.checked, t_softcap.mismatches);
+        total_mis += t_softcap.mismatches;
+        fflush(stdout);
     }
-    printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "swiglu_oss", t_swiglu.checked,
-           t_swiglu.mismatches);
-    total_mis += t_swiglu.mismatches;
+    if (name_selected("swiglu_oss")) {
+        /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
+         * the fixed ups and every up against the fixed gates (exhaustive mode;
+         * random ones otherwise), random pairs, other alpha/limit, edge pairs */
+        sweep_fixed(FAM_SWIGLU_UP, "swiglu_oss", &t_swiglu, ups, (int)(sizeof ups / sizeof ups[0]),
+                    1.702f, 7.0f, exhaustive, 1ull << 26, n2, 0x5a1ull, threads);
+        sweep_fixed(FAM_SWIGLU_GATE, "swiglu_oss", &t_swiglu, gates,
+                    (int)(sizeof gates / sizeof gates[0]), 1.702f, 7.0f, exhaustive, 1ull << 26, n2,
+                    0x6a1ull, threads);
+        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.702f, 7.0f, nr, 1, 0x7a1ull,
+               threads);
+        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.0f, 10.0f, nr / 4, 1, 0x8a1ull,
+               threads);
+        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1,
+               0x9a1ull, threads);
+        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1e30f, 3e38f, nr / 4, 1, 0xaa1ull,
+               threads);
+        {
+            static const float alphas[] = {1.702f, 1.0f, 0.5f, 1e-30f, 1e30f, 0.0f, -1.0f};
+            static const float limits[] = {7.0f, 1.0f, 1e-40f, 3e38f, 0.0f, -1.0f};
+            for (size_t al = 0; al < sizeof alphas / sizeof alphas[0]; al++)
+                for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++)
+                    check_edge_pairs(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, alphas[al],
+                                     limits[li]);
+        }
+        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "swiglu_oss",
+               t_swiglu.checked, t_swiglu.mismatches);
+        total_mis += t_swiglu.mismatches;
+    }
 
     printf("%s: %" PRIu64 " mismatches in total, %.1f s\n", exhaustive ? "exhaustive" : "sampled",
            total_mis, now_s() - t0);

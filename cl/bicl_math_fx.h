@@ -1,0 +1,264 @@
+/* bicl_math_fx.h - the accurate path of bicl's correctly rounded f32 functions, in
+ * 64-bit integer fixed point.
+ *
+ * Every correctly rounded function of bicl_math_f32.h first evaluates cheaply (in
+ * double where the device has fp64, in float pairs where it has not), with an error
+ * bound, and rounds only when the whole error interval rounds to one float (Ziv's
+ * strategy). The few inputs whose value lies too close to a rounding boundary come
+ * here. This path uses integers only (+ - * >> and comparisons on 64-bit unsigned
+ * words, exact everywhere), so it gives the same bits on every device, with or
+ * without fp64, and on the host; its relative error is below 2^-59 (argued at each
+ * step), far below what the fast paths leave undecided (2^-46 and 2^-27). That it
+ * decides every f32 input correctly is not left to the argument: the exhaustive run
+ * of src/tools/bicl_accuracy.c compares the functions with MPFR on all 2^32 inputs,
+ * and src/tools/bicl_math_identity.c --fallback runs this path on every input.
+ *
+ * A value is an unsigned mantissa and a power of two: m * 2^e (bicl_fx). Only the
+ * final rounding (bicl_fx_round) turns it into a float, once, on the f32 grid of
+ * normals and denormals. */
+#ifndef BICL_MATH_FX_H
+#define BICL_MATH_FX_H
+
+#include "bicl_portable.h"
+
+typedef struct {
+    bicl_u64 m;
+    bicl_i32 e;
+} bicl_fx;
+
+#define BICL_FX_M32 0xffffffffUL
+
+/* floor(a * b / 2^64): the high word of the exact 128-bit product. */
+BICL_FN bicl_u64 bicl_fx_mulhi(bicl_u64 a, bicl_u64 b)
+{
+    bicl_u64 a0 = a & BICL_FX_M32;
+    bicl_u64 a1 = a >> 32;
+    bicl_u64 b0 = b & BICL_FX_M32;
+    bicl_u64 b1 = b >> 32;
+    bicl_u64 p01 = a0 * b1;
+    bicl_u64 p10 = a1 * b0;
+    bicl_u64 mid = ((a0 * b0) >> 32) + (p01 & BICL_FX_M32) + (p10 & BICL_FX_M32);
+    return a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* floor(|f| 2^s) for a finite float with |f| 2^s < 2^63 (truncated below 1). */
+BICL_FN bicl_u64 bicl_fx_from_f32(float f, bicl_i32 s)
+{
+    bicl_u32 b = bicl_f32_as_u32(f) & 0x7fffffffu;
+    bicl_i32 be = (bicl_i32)(b >> 23);
+    bicl_u64 m = (bicl_u64)(b & 0x7fffffu);
+    bicl_i32 sh;
+    if (be != 0) {
+        m |= 0x800000UL;
+    } else {
+        be = 1;
+    }
+    sh = be - 150 + s; /* |f| = m 2^(be - 150) */
+    if (sh >= 0) {
+        return m << sh;
+    }
+    return sh > -64 ? m >> (-sh) : 0UL;
+}
+
+/* m 2^e with the leading bit of m at bit 63 (m != 0). */
+BICL_FN bicl_fx bicl_fx_norm(bicl_fx v)
+{
+    if ((v.m >> 32) == 0UL) {
+        v.m <<= 32;
+        v.e -= 32;
+    }
+    if ((v.m >> 48) == 0UL) {
+        v.m <<= 16;
+        v.e -= 16;
+    }
+    if ((v.m >> 56) == 0UL) {
+        v.m <<= 8;
+        v.e -= 8;
+    }
+    if ((v.m >> 60) == 0UL) {
+        v.m <<= 4;
+        v.e -= 4;
+    }
+    if ((v.m >> 62) == 0UL) {
+        v.m <<= 2;
+        v.e -= 2;
+    }
+    if ((v.m >> 63) == 0UL) {
+        v.m <<= 1;
+        v.e -= 1;
+    }
+    return v;
+}
+
+/* The float nearest to (-1)^neg m 2^e (ties to even; m taken as exact), m != 0:
+ * a normal, a denormal (rounded once on the 2^-149 grid), +-0 or +-inf. */
+BICL_FN float bicl_fx_round(bicl_fx v, int neg)
+{
+    bicl_u32 sign = neg ? 0x80000000u : 0u;
+    bicl_i32 fe;
+    bicl_i32 sh;
+    bicl_u64 q;
+    bicl_u64 rem;
+    bicl_u64 hb;
+    v = bicl_fx_norm(v);
+    fe = v.e + 63; /* value in [2^fe, 2^(fe+1)) */
+    if (fe > 127) {
+        return bicl_u32_as_f32(sign | 0x7f800000u);
+    }
+    sh = fe >= -126 ? 40 : 40 + (-126 - fe); /* bits below the last kept one */
+    if (sh > 64) {
+        return bicl_u32_as_f32(sign); /* below 2^-150: rounds to zero */
+    }
+    q = sh == 64 ? 0UL : v.m >> sh;
+    rem = sh == 64 ? v.m : v.m & ((1UL << sh) - 1UL);
+    hb = 1UL << (sh - 1);
+    if (rem > hb || (rem == hb && (q & 1UL) != 0UL)) {
+        q += 1UL;
+    }
+    if (fe < -126) {
+        return bicl_u32_as_f32(sign | (bicl_u32)q); /* q <= 2^23: denormal or 2^-126 */
+    }
+    /* q in [2^23, 2^24]: q = 2^24 carries into the exponent (up to inf) */
+    return bicl_u32_as_f32(sign | (((bicl_u32)(fe + 126) << 23) + (bicl_u32)q));
+}
+
+/* ------------------------------------------------------------------- exp */
+/* exp(x) for a float x with -300 <= x <= 300, as m 2^e with relative error below
+ * 2^-60.
+ * x = k ln2/2 + r with 0 <= r < ln2/2 (+ a hair): k from the float estimate of
+ * x 2/ln2, corrected by one step when r comes out negative. r is formed in fixed
+ * point at 2^-64: r1 = x - k HI exactly in float (HI has 21 bits and |k| < 2^10,
+ * the fma's difference is a multiple of 2^-26 below 0.25), and k (ln2/2 - HI)
+ * from the 63-bit constant L = |ln2/2 - HI| 2^92 (error |k| 2^-92 from L and one
+ * unit of 2^-64 from the truncations). exp(r) = sum r^n/n! for n = 0..15 by Horner
+ * at 2^-63 (coefficients 2^63/n! to nearest, mpmath; the first omitted term is
+ * r^16/16! < 2^-68; each Horner step truncates by < 1 unit, and r < 0.35 damps the
+ * earlier ones, so < 3 units of 2^-63 in all on a value >= 1). An odd k multiplies
+ * by sqrt2 (63 bits, one more truncation). */
+#define BICL_FX_LN2H_HI 0x1.62e43p-2f
+#define BICL_FX_LN2H_L  0x41718432a1b0e263UL /* |ln2/2 - HI| 2^92 */
+#define BICL_FX_LN2H    0x58b90bfbe8e7bcd6UL /* ln2/2 2^64 */
+#define BICL_FX_SQRT2   0xb504f333f9de6484UL /* sqrt2 2^63 */
+
+/* exp(zh + zl) for a float pair, |zh| <= 300, |zl| <= ulp(zh) (zl = 0 for a float):
+ * zl joins r in fixed point (truncated at 2^-64, one more unit). */
+BICL_FN bicl_fx bicl_fx_exp_df(float zh, float zl)
+{
+    float kf = bicl_rintf(zh * 0x1.715476p+1f);
+    float r1 = bicl_fmaf(-kf, BICL_FX_LN2H_HI, zh); /* exact */
+    bicl_u64 r1x = bicl_fx_from_f32(r1, 64);
+    bicl_u64 zlx = bicl_fx_from_f32(zl, 64);
+    bicl_i32 k = (bicl_i32)kf;
+    bicl_u32 ak = (bicl_u32)(k < 0 ? -k : k);
+    /* |k| L 2^-28 = |k (ln2/2 - HI)| 2^64, split so that no product overflows */
+    bicl_u64 kl = (BICL_FX_LN2H_L >> 28) * ak + (((BICL_FX_LN2H_L & 0xfffffffUL) * ak) >> 28);
+    bicl_i64 r = (r1 < 0.0f ? -(bicl_i64)r1x : (bicl_i64)r1x) +
+                 (k < 0 ? -(bicl_i64)kl : (bicl_i64)kl) +
+                 (zl < 0.0f ? -(bicl_i64)zlx : (bicl_i64)zlx);
+    bicl_u64 p;
+    bicl_u64 ru;
+    bicl_i32 j;
+    bicl_fx out;
+    if (r < 0) { /* the float estimate of k was one too large */
+        r += (bicl_i64)BICL_FX_LN2H;
+        k -= 1;
+    }
+    ru = (bicl_u64)r;
+    p = 0x6b9fd0UL; /* 2^63/15! */
+    p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
+    p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
+    p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
+    p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
+    p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
+    p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
+    p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
+    p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
+    p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
+    p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
+    p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
+    p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
+    p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
+    p = 0x8000000000000000UL + bicl_fx_mulhi(p, ru);
+    p = 0x8000000000000000UL + bicl_fx_mulhi(p, ru); /* exp(r) 2^63, below 2^63 sqrt2 */
+    j = (bicl_i32)((bicl_u32)k & 1u);
+    out.m = p;
+    out.e = (k - j) / 2 - 63; /* k - j is even: the division is exact */
+    if (j != 0) {
+        out.m = bicl_fx_mulhi(p, BICL_FX_SQRT2); /* exp(r) sqrt2 2^62 */
+        out.e += 1;
+    }
+    return out;
+}
+
+BICL_FN bicl_fx bicl_fx_exp(float x)
+{
+    return bicl_fx_exp_df(x, 0.0f);
+}
+
+/* ------------------------------------------------------------- sigmoid */
+/* floor(2^125 / d) for 2^62 <= d <= 2^63: 1/(d 2^-62) at 2^-63, by restoring
+ * division (exact; 63 quotient bits). */
+BICL_FN bicl_u64 bicl_fx_recip(bicl_u64 d)
+{
+    bicl_u64 rem = 0x4000000000000000UL;
+    bicl_u64 q = 0UL;
+    int i;
+    if (d == rem) {
+        return 0x8000000000000000UL;
+    }
+    for (i = 0; i < 63; i++) {
+        rem <<= 1;
+        q <<= 1;
+        if (rem >= d) {
+            rem -= d;
+            q |= 1UL;
+        }
+    }
+    return q;
+}
+
+/* sigmoid(x + xl) = 1 / (1 + e^-x) for a float pair, |x| <= 300, relative error
+ * below 2^-59: e = exp(-|x|) <= 1, d = 1 + e at 2^-62 (one truncation), q = 1/d
+ * at 2^-63 (truncated); x >= 0 gives q, x < 0 gives e q (one more truncation of a
+ * product of two 60-bit words). */
+BICL_FN bicl_fx bicl_fx_sigmoid_df(float x, float xl)
+{
+    bicl_fx e = x >= 0.0f ? bicl_fx_exp_df(-x, -xl) : bicl_fx_exp_df(x, xl);
+    bicl_i32 sh = e.e + 62;
+    bicl_u64 add = sh >= 0 ? e.m << sh : (sh > -64 ? e.m >> (-sh) : 0UL);
+    bicl_u64 q = bicl_fx_recip(0x4000000000000000UL + add);
+    bicl_fx out;
+    if (x >= 0.0f) {
+        out.m = q;
+        out.e = -63;
+    } else {
+        out.m = bicl_fx_mulhi(e.m, q);
+        out.e = e.e + 1;
+    }
+    return out;
+}
+
+BICL_FN bicl_fx bicl_fx_sigmoid(float x)
+{
+    return bicl_fx_sigmoid_df(x, 0.0f);
+}
+
+/* y * v for a finite nonzero float y: v's mantissa times y's 24-bit one, the low
+ * 24 bits of the 88-bit product dropped (v.m >= 2^59 keeps >= 58 bits). */
+BICL_FN bicl_fx bicl_fx_mul_f32(bicl_fx v, float y)
+{
+    bicl_u32 b = bicl_f32_as_u32(y) & 0x7fffffffu;
+    bicl_i32 be = (bicl_i32)(b >> 23);
+    bicl_u64 my = (bicl_u64)(b & 0x7fffffu);
+    if (be != 0) {
+        my |= 0x800000UL;
+    } else {
+        be = 1;
+    }
+    v = bicl_fx_norm(v);
+    v.m = bicl_fx_mulhi(v.m, my << 40);
+    v.e = v.e + be - 150 + 24;
+    return v;
+}
+
+#endif /* BICL_MATH_FX_H */
