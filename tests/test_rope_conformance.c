@@ -28,28 +28,9 @@
 
 static cJSON *reference;
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 static int setup(void **state)
 {
-    char *text = read_file(BICL_TEST_DATA_DIR "/conformance/rope_reference.json");
+    char *text = test_read_text(BICL_TEST_DATA_DIR "/conformance/rope_reference.json");
     if (!text)
         return -1;
     reference = cJSON_Parse(text);

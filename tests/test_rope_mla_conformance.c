@@ -31,20 +31,9 @@ static cJSON *reference;
 
 static int setup(void **state)
 {
-    FILE *f = fopen(BICL_TEST_DATA_DIR "/conformance/rope_mla_reference.json", "rb");
-    if (!f)
+    char *text = test_read_text(BICL_TEST_DATA_DIR "/conformance/rope_mla_reference.json");
+    if (!text)
         return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    size_t got = text ? fread(text, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!text || got != (size_t)n) {
-        free(text);
-        return -1;
-    }
-    text[n] = '\0';
     reference = cJSON_Parse(text);
     free(text);
     return reference ? test_env_setup(state) : -1;
