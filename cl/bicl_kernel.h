@@ -51,6 +51,20 @@
 #define BICL_VST_4(T, p, v, a) (((global BICL_VEC(T, 4) *)(p))[v] = vload4(0, (a)))
 #define BICL_VST_8(T, p, v, a) (((global BICL_VEC(T, 8) *)(p))[v] = vload8(0, (a)))
 
+/* n / d, and n % d in *r. In 32 bits when both fit (the common case): a 64-bit
+ * division is a long software routine on GPUs. */
+BICL_FN ulong bicl_divmod(ulong n, ulong d, ulong *r)
+{
+    if (n <= 0xffffffffUL && d <= 0xffffffffUL) {
+        uint q = (uint)n / (uint)d;
+        *r = (uint)n - q * (uint)d;
+        return q;
+    }
+    ulong q = n / d;
+    *r = n - q * d;
+    return q;
+}
+
 /* Coordinates of linear index l in a right-aligned 4-d shape. */
 BICL_FN ulong4 bicl_unravel(ulong l, ulong4 shape)
 {

@@ -27,19 +27,6 @@
 #define MROPE_K_IN_PLACE  32u
 #define MROPE_INTERLEAVED 64u
 
-/* n / d, and n % d in *r; 32-bit when both fit (a 64-bit division is slow on GPUs). */
-BICL_FN ulong mrope_divmod(ulong n, ulong d, ulong *r)
-{
-    if (n <= 0xffffffffUL && d <= 0xffffffffUL) {
-        uint q = (uint)n / (uint)d;
-        *r = (uint)n - q * (uint)d;
-        return q;
-    }
-    ulong q = n / d;
-    *r = n - q * d;
-    return q;
-}
-
 /* (cos, sin) of pair i at position p: the plan's table, or the device's fp64 math. */
 BICL_FN float2 mrope_cos_sin(int p, uint i, uint half_r, uint flags, global const float2 *table,
                              global const ulong *inv_bits, global const float *inv_f,
@@ -86,9 +73,9 @@ BICL_FN float2 mrope_cos_sin(int p, uint i, uint half_r, uint flags, global cons
         BICL_FOR_UNITS(u, units)                                                                   \
         {                                                                                          \
             ulong g_, hb_, s;                                                                      \
-            ulong th = mrope_divmod(u, groups, &g_);                                               \
-            ulong t = mrope_divmod(th, hblocks, &hb_);                                             \
-            ulong b = mrope_divmod(t, S, &s);                                                      \
+            ulong th = bicl_divmod(u, groups, &g_);                                                \
+            ulong t = bicl_divmod(th, hblocks, &hb_);                                              \
+            ulong b = bicl_divmod(t, S, &s);                                                       \
             uint i = (uint)g_, h0 = (uint)hb_ * hpu;                                               \
             uint h1 = h0 + min(hpu, hq + hk - h0);                                                 \
             ulong pa = pos_off + b * pos_sb + s * pos_ss;                                          \

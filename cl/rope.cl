@@ -36,20 +36,6 @@
 #define ROPE_K_IN_PLACE   32u
 #define ROPE_DEINTERLEAVE 64u
 
-/* n / d, and n % d in *r. In 32 bits when both fit (the common case): a 64-bit
- * division is a long software routine on GPUs. */
-BICL_FN ulong rope_divmod(ulong n, ulong d, ulong *r)
-{
-    if (n <= 0xffffffffUL && d <= 0xffffffffUL) {
-        uint q = (uint)n / (uint)d;
-        *r = (uint)n - q * (uint)d;
-        return q;
-    }
-    ulong q = n / d;
-    *r = n - q * d;
-    return q;
-}
-
 /* Element 0 of head h of token (b, s) in a view with strides st = (b, s, head, element). */
 BICL_FN ulong rope_head_at(ulong off, ulong4 st, ulong b, ulong s, uint h)
 {
@@ -143,9 +129,9 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
         BICL_FOR_UNITS(u, units)                                                                   \
         {                                                                                          \
             ulong g_, hb_, s;                                                                      \
-            ulong th = rope_divmod(u, groups, &g_); /* token * hblocks + block */                  \
-            ulong t = rope_divmod(th, hblocks, &hb_);                                              \
-            ulong b = rope_divmod(t, S, &s);                                                       \
+            ulong th = bicl_divmod(u, groups, &g_); /* token * hblocks + block */                 \
+            ulong t = bicl_divmod(th, hblocks, &hb_);                                             \
+            ulong b = bicl_divmod(t, S, &s);                                                      \
             uint g = (uint)g_, h0 = (uint)hb_ * hpu;                                               \
             uint h1 = h0 + min(hpu, hq + hk - h0);                                                 \
             int p = pos[pos_off + b * pos_sb + s * pos_ss];                                        \
