@@ -1010,11 +1010,18 @@ static void rope_teardown(const harness_op *op, void *state)
 
 /* Operand `index` as [B, S, H, head_dim] (rank 4) for a padded batch, or
  * [T, H, head_dim] (rank 3) for a single row of tokens. */
+/* The head width of operand 0 (q) or 1 (k): MLA's k_pe heads have their own. */
+static size_t slice_width(const rope_def *def, int operand)
+{
+    const bicl_rope_config *c = &def->cfg;
+    return (size_t)(operand == 1 && c->k_head_dim ? c->k_head_dim : c->head_dim);
+}
+
 static bicl_tensor head_view(const harness_op *op, const harness_call *call, bool output, int index)
 {
     const rope_def *def = op->params;
     bicl_tensor v = harness_view(op, call, output, index);
-    size_t d = (size_t)def->cfg.head_dim, h = v.shape[1] / d;
+    size_t d = slice_width(def, index), h = v.shape[1] / d;
     ptrdiff_t row = v.stride[0];
     if (call->batch > 1) {
         v.rank = 4;
@@ -1167,55 +1174,8 @@ static int rope_oracle(const harness_op *op, void *state, int32_t position, cons
 /* The rope adapter for plans whose rotary slice sits at an offset inside each head, whose
  * k heads have their own width (MLA's k_pe), whose pairs move (BICL_ROPE_DEINTERLEAVE) or
  * whose pairs past rope_angles rotate by angle 0 (proportional). It shares rope_def,
- * rope_setup / rope_teardown, positions_view and the MPFR cos/sin with the rope adapter. */
-
-static size_t slice_width(const rope_def *def, int operand)
-{
-    const bicl_rope_config *c = &def->cfg;
-    return (size_t)(operand == 1 && c->k_head_dim ? c->k_head_dim : c->head_dim);
-}
-
-/* head_view with the operand's own head width. */
-static bicl_tensor slice_head_view(const harness_op *op, const harness_call *call, bool output,
-                                   int index)
-{
-    const rope_def *def = op->params;
-    bicl_tensor v = harness_view(op, call, output, index);
-    size_t d = slice_width(def, index), h = v.shape[1] / d;
-    ptrdiff_t row = v.stride[0];
-    if (call->batch > 1) {
-        v.rank = 4;
-        v.shape[0] = call->batch;
-        v.shape[1] = call->seq;
-        v.shape[2] = h;
-        v.shape[3] = d;
-        v.stride[0] = row * (ptrdiff_t)call->seq;
-        v.stride[1] = row;
-    } else {
-        v.rank = 3;
-        v.shape[1] = h;
-        v.shape[2] = d;
-    }
-    v.stride[v.rank - 2] = (ptrdiff_t)d;
-    v.stride[v.rank - 1] = 1;
-    return v;
-}
-
-static bicl_status slice_run(const harness_op *op, const harness_call *call)
-{
-    const rope_def *def = op->params;
-    rope_state *s = call->state;
-    bicl_tensor pos = positions_view(call);
-    bicl_tensor qi = slice_head_view(op, call, false, 0), ki = slice_head_view(op, call, false, 1);
-    bicl_tensor qo = slice_head_view(op, call, true, 0), ko = slice_head_view(op, call, true, 1);
-    bicl_status st = bicl_rope_apply(call->ctx, call->queue, s->plan, def->source, 0, &pos, &qi,
-                                     &qo, &ki, &ko, 0, NULL, NULL);
-    unsigned bad = 0;
-    int first_bad = 0;
-    if (st == BICL_SUCCESS)
-        st = bicl_rope_errors(call->ctx, call->queue, s->plan, &bad, &first_bad, 0, NULL);
-    return st;
-}
+ * rope_setup / rope_teardown, rope_run, head_view (which gives each operand its own head
+ * width), positions_view and the MPFR cos/sin with the rope adapter. */
 
 static bicl_status slice_reference(const harness_op *op, void *state, int32_t position,
                                    const void *const *in, void *const *out)
@@ -1864,7 +1824,7 @@ static void add_rope_slice_config(const char *name, const bicl_rope_config *cfg,
                 op.out[0] = operand("q_out", dts[k], (size_t)hq * dq);
                 op.out[1] = operand("k_out", dts[k], (size_t)hk * dk);
                 op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
-                op.run = slice_run;
+                op.run = rope_run;
                 op.reference = slice_reference;
                 op.oracle = slice_oracle;
                 op.setup = rope_setup;
