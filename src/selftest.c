@@ -339,8 +339,9 @@ static bicl_status st_execute(bicl_context *ctx, const st_cases *g, bicl_u64 *go
     char *text = NULL;
     size_t size = 0;
     /* Through the disk cache (keyed by the fingerprint before the test, the options and
-     * the source): the compile dominated a warm start. The kernel still runs, and its
-     * results are judged, in every process. Not counted in the context's op stats. */
+     * the source), so that a warm start does not compile it again in every process. The
+     * kernel still runs, and its results are judged, in every process. Not counted in
+     * the context's op stats. */
     bicl_cache_stats uncounted = {0};
     bicl_status st = bicl_program_source(ctx, BICL_FAMILY_SELFTEST, NULL, &text, &size);
     if (st == BICL_SUCCESS)
