@@ -855,6 +855,8 @@ static void variant_sweep(bench *b, size_t bytes)
     printf("\nvariant sweep at %zu MiB (GB/s; vector width / items per work-item / work-group):\n",
            bytes >> 20);
     size_t n = bytes / 4;
+    /* the same run's copy, so that a sweep alone gives ratios */
+    printf("copy4 f32: %.1f GB/s\n", 2.0 * (double)bytes / time_op(b, run_copy4, n, NULL) * 1e-9);
     for (size_t o = 0; o < sizeof sweep_ops / sizeof sweep_ops[0]; ++o) {
         const op_spec *op = &sweep_ops[o];
         char label[64];
