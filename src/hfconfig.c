@@ -3,6 +3,7 @@
  * The JSON is parsed by cJSON; this file only maps HF's keys onto bicl's fields and
  * refuses anything it cannot map exactly (docs/api.md, "RoPE from a config.json",
  * has the rules). Every failure names the HF key in bicl_last_error(). */
+#include "abi.h"
 #include "internal.h"
 
 #include <cjson/cJSON.h>
@@ -1040,25 +1041,35 @@ static bicl_status count_plans(hf_doc *d, int *n_plans)
 
 /* ------------------------------------------------------------- public API */
 
-void bicl_rope_hf_options_init(bicl_rope_hf_options *opt)
+static void hf_options_defaults(bicl_rope_hf_options *opt)
 {
-    if (!opt)
-        return;
     memset(opt, 0, sizeof *opt);
     opt->struct_size = sizeof *opt;
     opt->style = BICL_ROPE_NEOX;
 }
 
-static bicl_status check_options(const bicl_rope_hf_options *opt)
+void bicl_rope_hf_options_init_sized(bicl_rope_hf_options *opt, size_t struct_size)
 {
-    if (opt->struct_size != sizeof *opt)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                         "bicl_rope_hf_options.struct_size %zu (call bicl_rope_hf_options_init; "
-                         "this library expects %zu)",
-                         opt->struct_size, sizeof *opt);
-    if (opt->explicit_style && opt->style != BICL_ROPE_NEOX && opt->style != BICL_ROPE_GPTJ)
+    if (!opt)
+        return;
+    bicl_rope_hf_options full;
+    hf_options_defaults(&full);
+    bicl_abi_store(opt, struct_size, &full, sizeof full);
+}
+
+bicl_status bicl_rope_hf_options_load(const bicl_rope_hf_options *opt, bicl_rope_hf_options *full)
+{
+    hf_options_defaults(full);
+    if (!opt)
+        return BICL_SUCCESS;
+    /* every field so far was in the first layout */
+    bicl_status st = bicl_abi_load(full, sizeof *full, opt, sizeof *full, "bicl_rope_hf_options",
+                                   BICL_ERR_INVALID_PARAMETER);
+    if (st != BICL_SUCCESS)
+        return st;
+    if (full->explicit_style && full->style != BICL_ROPE_NEOX && full->style != BICL_ROPE_GPTJ)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "bicl_rope_hf_options.style %d is unknown",
-                         (int)opt->style);
+                         (int)full->style);
     return BICL_SUCCESS;
 }
 
@@ -1066,29 +1077,29 @@ static bicl_status check_options(const bicl_rope_hf_options *opt)
 static bicl_status open_text(const char *text, const bicl_rope_hf_options *opt, cJSON **root,
                              hf_doc *d)
 {
-    bicl_rope_hf_options defaults;
-    bicl_rope_hf_options_init(&defaults);
-    bicl_status st = check_options(opt ? opt : &defaults);
+    bicl_rope_hf_options o;
+    bicl_status st = bicl_rope_hf_options_load(opt, &o);
     if (st == BICL_SUCCESS)
         st = parse(text, root);
     if (st == BICL_SUCCESS)
-        st = open_doc(*root, opt ? opt : &defaults, d);
+        st = open_doc(*root, &o, d);
     return st;
 }
 
-bicl_status bicl_rope_config_from_hf_json_ex(const char *json_text, const bicl_rope_hf_options *opt,
-                                             bicl_rope_config *cfg)
+/* bicl_rope_config_from_hf_json_sized into a config of this library's size. */
+static bicl_status from_hf_json(const char *json_text, const bicl_rope_hf_options *opt,
+                                bicl_rope_config *cfg)
 {
-    bicl_clear_error();
-    if (!json_text || !cfg)
-        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_config_from_hf_json: NULL argument");
     bicl_rope_config_init(cfg, 0, 0);
     cJSON *root = NULL;
     hf_doc *d = malloc(sizeof *d);
     if (!d)
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "config.json");
     bicl_status st = open_text(json_text, opt, &root, d);
-    const char *lt = opt ? opt->layer_type : NULL;
+    bicl_rope_hf_options o;
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_hf_options_load(opt, &o);
+    const char *lt = st == BICL_SUCCESS ? o.layer_type : NULL;
     if (st == BICL_SUCCESS && lt && !has_type(d, lt))
         st = bicl_fail(BICL_ERR_INVALID_CONFIG,
                        "config.json: layer type \"%.64s\" is not one of the config's layer types "
@@ -1110,9 +1121,22 @@ bicl_status bicl_rope_config_from_hf_json_ex(const char *json_text, const bicl_r
     return st;
 }
 
-bicl_status bicl_rope_config_from_hf_json(const char *json_text, bicl_rope_config *cfg)
+bicl_status bicl_rope_config_from_hf_json_sized(const char *json_text,
+                                                const bicl_rope_hf_options *opt,
+                                                bicl_rope_config *cfg, size_t cfg_struct_size)
 {
-    return bicl_rope_config_from_hf_json_ex(json_text, NULL, cfg);
+    bicl_clear_error();
+    if (!json_text || !cfg)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_config_from_hf_json: NULL argument");
+    bicl_rope_config full;
+    bicl_status st = from_hf_json(json_text, opt, &full);
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_config_store(&full, cfg, cfg_struct_size);
+    if (st != BICL_SUCCESS) {
+        bicl_rope_config_release(&full);
+        bicl_rope_config_init_sized(cfg, cfg_struct_size, 0, 0);
+    }
+    return st;
 }
 
 bicl_status bicl_rope_config_layer_types(const char *json_text, char *names, size_t size,

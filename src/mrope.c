@@ -3,6 +3,7 @@
  * VL model's config.json. The frequencies, the table and the error counter are a 1-D
  * plan's (src/rope.c); the maps from pair to row and from token layout to ids are
  * cl/bicl_mrope.h, shared with the kernels (cl/mrope.cl). */
+#include "abi.h"
 #include "internal.h"
 
 #include "bicl_mrope.h"
@@ -34,13 +35,35 @@ struct bicl_mrope_plan {
 
 /* ---------------------------------------------------------------- config */
 
-void bicl_mrope_config_init(bicl_mrope_config *m)
+static void mrope_config_defaults(bicl_mrope_config *m)
 {
-    if (!m)
-        return;
     memset(m, 0, sizeof *m);
     m->struct_size = sizeof *m;
     m->layout = BICL_MROPE_CHUNKED;
+}
+
+void bicl_mrope_config_init_sized(bicl_mrope_config *m, size_t struct_size)
+{
+    if (!m)
+        return;
+    bicl_mrope_config full;
+    mrope_config_defaults(&full);
+    bicl_abi_store(m, struct_size, &full, sizeof full);
+}
+
+/* The caller's configs at this library's sizes (abi.h); every field of
+ * bicl_mrope_config so far was in its first layout. */
+static bicl_status load_configs(const bicl_rope_config *cfg, const bicl_mrope_config *m,
+                                bicl_rope_config *cfg_full, bicl_mrope_config *m_full)
+{
+    bicl_status st = bicl_rope_config_load(cfg, cfg_full);
+    mrope_config_defaults(m_full);
+    if (st == BICL_SUCCESS && !m)
+        st = bicl_fail(BICL_ERR_NULL_POINTER, "mrope config is NULL");
+    if (st == BICL_SUCCESS)
+        st = bicl_abi_load(m_full, sizeof *m_full, m, sizeof *m_full, "bicl_mrope_config",
+                           BICL_ERR_INVALID_CONFIG);
+    return st;
 }
 
 /* Pairs per row the layout gives for half pairs (the interleaved slices may fall short
@@ -53,18 +76,21 @@ static void row_counts(const bicl_mrope_config *m, int half, int counts[3])
                               m->layout == BICL_MROPE_INTERLEAVED)]++;
 }
 
+static bicl_status check_loaded(const bicl_rope_config *cfg, const bicl_mrope_config *m);
+
 bicl_status bicl_mrope_config_check(const bicl_rope_config *cfg, const bicl_mrope_config *m)
 {
+    bicl_rope_config cfg_full;
+    bicl_mrope_config m_full;
     bicl_status st = bicl_rope_config_check(cfg);
-    if (st != BICL_SUCCESS)
-        return st;
-    if (!m)
-        return bicl_fail(BICL_ERR_NULL_POINTER, "mrope config is NULL");
-    if (m->struct_size != sizeof *m)
-        return bicl_fail(BICL_ERR_INVALID_CONFIG,
-                         "mrope struct_size %zu (call bicl_mrope_config_init; this library "
-                         "expects %zu)",
-                         m->struct_size, sizeof *m);
+    if (st == BICL_SUCCESS)
+        st = load_configs(cfg, m, &cfg_full, &m_full);
+    return st == BICL_SUCCESS ? check_loaded(&cfg_full, &m_full) : st;
+}
+
+/* bicl_mrope_config_check of configs at this library's sizes (cfg already checked). */
+static bicl_status check_loaded(const bicl_rope_config *cfg, const bicl_mrope_config *m)
+{
     /* M-RoPE's pairs are the whole-head NeoX or GPT-J pairs of a plain rotary prefix;
      * other pair layouts and types (a later rope.h may add some) are not M-RoPE's. */
     if (cfg->style != BICL_ROPE_NEOX && cfg->style != BICL_ROPE_GPTJ)
@@ -127,14 +153,18 @@ bicl_status bicl_mrope_plan_create(bicl_context *ctx, const bicl_rope_config *cf
     if (!ctx || !out)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_mrope_plan_create: NULL argument");
     *out = NULL;
+    bicl_rope_config cfg_full;
+    bicl_mrope_config m_full;
     bicl_status st = bicl_mrope_config_check(cfg, m);
+    if (st == BICL_SUCCESS)
+        st = load_configs(cfg, m, &cfg_full, &m_full);
     if (st != BICL_SUCCESS)
         return st;
     bicl_mrope_plan *p = calloc(1, sizeof *p);
     if (!p)
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "mrope plan");
-    p->m = *m;
-    st = bicl_rope_plan_create(ctx, cfg, table_positions, max_position, &p->rope);
+    p->m = m_full;
+    st = bicl_rope_plan_create(ctx, &cfg_full, table_positions, max_position, &p->rope);
     if (st != BICL_SUCCESS) {
         free(p);
         return st;
@@ -867,25 +897,38 @@ static bicl_status mrope_from_json(const char *json_text, const bicl_rope_hf_opt
     return bicl_mrope_config_check(cfg, m);
 }
 
-bicl_status bicl_mrope_config_from_hf_json(const char *json_text, const bicl_rope_hf_options *opt,
-                                           bicl_rope_config *cfg, bicl_mrope_config *m,
-                                           bicl_mrope_vision *vision)
+bicl_status bicl_mrope_config_from_hf_json_sized(const char *json_text,
+                                                 const bicl_rope_hf_options *opt,
+                                                 bicl_rope_config *cfg, size_t cfg_struct_size,
+                                                 bicl_mrope_config *m, size_t m_struct_size,
+                                                 bicl_mrope_vision *vision)
 {
     bicl_clear_error();
     if (!json_text || !cfg || !m)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_mrope_config_from_hf_json: NULL argument");
-    if (opt && opt->struct_size != sizeof *opt)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                         "bicl_rope_hf_options.struct_size %zu (this library expects %zu)",
-                         opt->struct_size, sizeof *opt);
-    if (opt && opt->explicit_style)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                         "explicit_style: an M-RoPE model type decides its own pair style");
-    bicl_mrope_config_init(m);
-    bicl_status st = mrope_from_json(json_text, opt, cfg, m, vision);
+    bicl_rope_hf_options o;
+    bicl_status st = bicl_rope_hf_options_load(opt, &o);
+    if (st == BICL_SUCCESS && o.explicit_style)
+        st = bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                       "explicit_style: an M-RoPE model type decides its own pair style");
+    bicl_rope_config cfg_full;
+    bicl_mrope_config m_full;
+    bicl_rope_config_defaults(&cfg_full, 0, 0);
+    mrope_config_defaults(&m_full);
+    if (st == BICL_SUCCESS && m_struct_size < sizeof m_full)
+        st = bicl_fail(BICL_ERR_INVALID_CONFIG,
+                       "bicl_mrope_config struct_size %zu (this library writes %zu bytes)",
+                       m_struct_size, sizeof m_full);
+    if (st == BICL_SUCCESS)
+        st = mrope_from_json(json_text, &o, &cfg_full, &m_full, vision);
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_config_store(&cfg_full, cfg, cfg_struct_size);
+    if (st == BICL_SUCCESS)
+        bicl_abi_store(m, m_struct_size, &m_full, sizeof m_full);
     if (st != BICL_SUCCESS) {
-        bicl_rope_config_init(cfg, 0, 0);
-        bicl_mrope_config_init(m);
+        bicl_rope_config_release(&cfg_full);
+        bicl_rope_config_init_sized(cfg, cfg_struct_size, 0, 0);
+        bicl_mrope_config_init_sized(m, m_struct_size);
     }
     return st;
 }

@@ -1,12 +1,14 @@
 /* rope.c - RoPE plans (frequencies and the cos/sin table, computed on the host from
  * cl/bicl_rope_math.h), bicl_rope_apply, the position-id builders and their host
  * references. */
+#include "abi.h"
 #include "internal.h"
 
 #include "bicl_rope_math.h"
 #include "bicl_rope_rotate.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,10 +40,8 @@ struct bicl_rope_plan {
     cl_mem inv_mem, inv_f_mem, table_mem, err_mem;
 };
 
-void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rotary_dim)
+void bicl_rope_config_defaults(bicl_rope_config *cfg, int head_dim, int rotary_dim)
 {
-    if (!cfg)
-        return;
     memset(cfg, 0, sizeof *cfg);
     cfg->struct_size = sizeof *cfg;
     cfg->head_dim = head_dim;
@@ -51,6 +51,47 @@ void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rotary_dim)
     cfg->type = BICL_ROPE_DEFAULT;
     cfg->truncate = 1;
     cfg->angle_mode = BICL_ROPE_ANGLE_EXACT;
+}
+
+void bicl_rope_config_init_sized(bicl_rope_config *cfg, size_t struct_size, int head_dim,
+                                 int rotary_dim)
+{
+    if (!cfg)
+        return;
+    bicl_rope_config full;
+    bicl_rope_config_defaults(&full, head_dim, rotary_dim);
+    bicl_abi_store(cfg, struct_size, &full, sizeof full);
+}
+
+/* The layout engines built against bicl 0.1 have: up to angle_mode. */
+#define ROPE_CONFIG_MIN_SIZE offsetof(bicl_rope_config, rotary_offset)
+
+bicl_status bicl_rope_config_load(const bicl_rope_config *cfg, bicl_rope_config *full)
+{
+    bicl_rope_config_defaults(full, 0, 0);
+    if (!cfg)
+        return bicl_fail(BICL_ERR_NULL_POINTER, "rope config is NULL");
+    return bicl_abi_load(full, sizeof *full, cfg, ROPE_CONFIG_MIN_SIZE, "bicl_rope_config",
+                         BICL_ERR_INVALID_CONFIG);
+}
+
+bicl_status bicl_rope_config_store(const bicl_rope_config *full, bicl_rope_config *cfg,
+                                   size_t struct_size)
+{
+    bicl_rope_config defaults;
+    bicl_rope_config_defaults(&defaults, full->head_dim, full->rotary_dim);
+    if (struct_size < ROPE_CONFIG_MIN_SIZE)
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "bicl_rope_config struct_size %zu (this library writes %zu to %zu bytes)",
+                         struct_size, (size_t)ROPE_CONFIG_MIN_SIZE, sizeof *full);
+    if (!bicl_abi_fits(full, &defaults, sizeof *full, struct_size))
+        return bicl_fail(BICL_ERR_INVALID_CONFIG,
+                         "this config needs bicl_rope_config fields past the caller's %zu bytes "
+                         "(rotary_offset, k_head_dim, k_rotary_offset, rope_angles: rebuild "
+                         "against this bicl's header)",
+                         struct_size);
+    bicl_abi_store(cfg, struct_size, full, sizeof *full);
+    return BICL_SUCCESS;
 }
 
 static bicl_rope_freq_params to_freq_params(const bicl_rope_config *c)
@@ -198,15 +239,19 @@ static bicl_status check_slice(const bicl_rope_config *c)
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_rope_config_check(const bicl_rope_config *c)
+static bicl_status check_loaded(const bicl_rope_config *c);
+
+bicl_status bicl_rope_config_check(const bicl_rope_config *cfg)
 {
     bicl_clear_error();
-    if (!c)
-        return bicl_fail(BICL_ERR_NULL_POINTER, "rope config is NULL");
-    if (c->struct_size != sizeof *c)
-        return bicl_fail(BICL_ERR_INVALID_CONFIG,
-                         "struct_size %zu (call bicl_rope_config_init; this library expects %zu)",
-                         c->struct_size, sizeof *c);
+    bicl_rope_config full;
+    bicl_status st = bicl_rope_config_load(cfg, &full);
+    return st == BICL_SUCCESS ? check_loaded(&full) : st;
+}
+
+/* bicl_rope_config_check of a config at this library's size. */
+static bicl_status check_loaded(const bicl_rope_config *c)
+{
     if (c->head_dim < 2 || c->head_dim > 65536)
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "head_dim %d (must be 2..65536)", c->head_dim);
     if (c->rotary_dim < 2 || c->rotary_dim % 2 != 0 || c->rotary_dim > c->head_dim)
@@ -311,9 +356,13 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     if (!ctx || !out)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_plan_create: NULL argument");
     *out = NULL;
-    bicl_status st = bicl_rope_config_check(cfg);
+    bicl_rope_config full;
+    bicl_status st = bicl_rope_config_load(cfg, &full);
+    if (st == BICL_SUCCESS)
+        st = check_loaded(&full);
     if (st != BICL_SUCCESS)
         return st;
+    cfg = &full;
     if (table_positions < 0 || max_position < 0)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER,
                          "table_positions %d / max_position %d must be >= 0", table_positions,

@@ -4,6 +4,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -658,7 +659,147 @@ static void test_null_arguments(void **state)
     (void)state;
     bicl_rope_config c;
     assert_int_equal(bicl_rope_config_from_hf_json(NULL, &c), BICL_ERR_NULL_POINTER);
-    assert_int_equal(bicl_rope_config_from_hf_json("{}", NULL), BICL_ERR_NULL_POINTER);
+    assert_int_equal(bicl_rope_config_from_hf_json_sized("{}", NULL, NULL, sizeof c),
+                     BICL_ERR_NULL_POINTER);
+}
+
+/* ------------------------------------------------- structs that grow (abi) */
+
+/* A caller's struct of `size` bytes followed by guard bytes that no call may touch. */
+typedef struct sized_buf {
+    unsigned char *p;
+    size_t size;
+} sized_buf;
+
+enum { GUARD = 64 };
+
+static sized_buf sized_alloc(size_t size)
+{
+    sized_buf b = {malloc(size + GUARD), size};
+    assert_non_null(b.p);
+    memset(b.p, 0xa5, size + GUARD);
+    return b;
+}
+
+static void assert_guard_intact(sized_buf b)
+{
+    for (size_t i = 0; i < GUARD; ++i)
+        assert_int_equal(b.p[b.size + i], 0xa5);
+}
+
+static size_t struct_size_of(sized_buf b)
+{
+    size_t n;
+    memcpy(&n, b.p, sizeof n);
+    return n;
+}
+
+static const char llama_json[] =
+    "{\"model_type\": \"llama\", \"head_dim\": 128, \"rope_theta\": 500000.0}";
+static const char deepseek_json[] =
+    "{\"model_type\": \"deepseek_v3\", \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+    "\"num_attention_heads\": 128}";
+
+/* An engine built against bicl 0.1's header (the config up to angle_mode, no MLA or
+ * proportional fields): init, parse and check never write past its struct; a config
+ * that needs the newer fields is refused, not cut short. */
+static void test_abi_older_caller(void **state)
+{
+    (void)state;
+    size_t old = offsetof(bicl_rope_config, rotary_offset);
+    sized_buf b = sized_alloc(old);
+    bicl_rope_config *c = (bicl_rope_config *)b.p;
+    bicl_rope_config_init_sized(c, old, 128, 64);
+    assert_guard_intact(b);
+    assert_int_equal(struct_size_of(b), old);
+    assert_int_equal(c->rotary_dim, 64);
+    assert_int_equal(bicl_rope_config_check(c), BICL_SUCCESS);
+    assert_int_equal(bicl_rope_config_from_hf_json_sized(llama_json, NULL, c, old), BICL_SUCCESS);
+    assert_guard_intact(b);
+    assert_true(c->theta == 500000.0);
+    assert_int_equal(bicl_rope_config_check(c), BICL_SUCCESS);
+    assert_int_equal(bicl_rope_config_from_hf_json_sized(deepseek_json, NULL, c, old),
+                     BICL_ERR_INVALID_CONFIG);
+    assert_non_null(strstr(bicl_last_error(NULL), "past the caller's"));
+    assert_guard_intact(b);
+    assert_int_equal(struct_size_of(b), old);
+    /* below the first layout: not set by an init */
+    assert_int_equal(bicl_rope_config_from_hf_json_sized(llama_json, NULL, c, 8),
+                     BICL_ERR_INVALID_CONFIG);
+    c->struct_size = 8;
+    assert_int_equal(bicl_rope_config_check(c), BICL_ERR_INVALID_CONFIG);
+    assert_non_null(strstr(bicl_last_error(NULL), "struct_size 8"));
+    free(b.p);
+}
+
+/* An engine built against a newer header: the fields this library does not know are
+ * zeroed by init and must stay zero. */
+static void test_abi_newer_caller(void **state)
+{
+    (void)state;
+    size_t big = sizeof(bicl_rope_config) + 16;
+    sized_buf b = sized_alloc(big);
+    bicl_rope_config *c = (bicl_rope_config *)b.p;
+    bicl_rope_config_init_sized(c, big, 128, 128);
+    assert_guard_intact(b);
+    assert_int_equal(struct_size_of(b), big);
+    for (size_t i = sizeof(bicl_rope_config); i < big; ++i)
+        assert_int_equal(b.p[i], 0);
+    assert_int_equal(bicl_rope_config_check(c), BICL_SUCCESS);
+    assert_int_equal(bicl_rope_config_from_hf_json_sized(deepseek_json, NULL, c, big),
+                     BICL_SUCCESS);
+    assert_guard_intact(b);
+    assert_int_equal(c->rotary_offset, 128);
+    b.p[big - 1] = 1; /* a field this library does not know, set */
+    assert_int_equal(bicl_rope_config_check(c), BICL_ERR_INVALID_CONFIG);
+    assert_non_null(strstr(bicl_last_error(NULL), "does not know"));
+    free(b.p);
+
+    sized_buf o = sized_alloc(sizeof(bicl_rope_hf_options) + 8);
+    bicl_rope_hf_options_init_sized((bicl_rope_hf_options *)o.p, o.size);
+    assert_guard_intact(o);
+    assert_int_equal(struct_size_of(o), o.size);
+    bicl_rope_config cfg;
+    assert_int_equal(
+        bicl_rope_config_from_hf_json_ex(llama_json, (bicl_rope_hf_options *)o.p, &cfg),
+        BICL_SUCCESS);
+    free(o.p);
+}
+
+/* M-RoPE's config and the options follow the same rules. */
+static void test_abi_mrope(void **state)
+{
+    (void)state;
+    static const char qwen2_vl[] =
+        "{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28, "
+        "\"rope_theta\": 1000000.0, \"rope_scaling\": {\"type\": \"mrope\", "
+        "\"mrope_section\": [16, 24, 24]}}";
+    size_t old = offsetof(bicl_rope_config, rotary_offset);
+    sized_buf b = sized_alloc(old), m = sized_alloc(sizeof(bicl_mrope_config));
+    assert_int_equal(bicl_mrope_config_from_hf_json_sized(qwen2_vl, NULL, (bicl_rope_config *)b.p,
+                                                          old, (bicl_mrope_config *)m.p, m.size,
+                                                          NULL),
+                     BICL_SUCCESS);
+    assert_guard_intact(b);
+    assert_guard_intact(m);
+    assert_int_equal(((bicl_mrope_config *)m.p)->section[2], 24);
+    assert_int_equal(bicl_mrope_config_check((bicl_rope_config *)b.p, (bicl_mrope_config *)m.p),
+                     BICL_SUCCESS);
+    /* an M-RoPE config shorter than any layout is refused, and nothing past it written */
+    sized_buf s = sized_alloc(sizeof(size_t) + 4);
+    assert_int_equal(bicl_mrope_config_from_hf_json_sized(qwen2_vl, NULL, (bicl_rope_config *)b.p,
+                                                          old, (bicl_mrope_config *)s.p, s.size,
+                                                          NULL),
+                     BICL_ERR_INVALID_CONFIG);
+    assert_guard_intact(s);
+    assert_guard_intact(b);
+    bicl_mrope_config_init_sized((bicl_mrope_config *)s.p, s.size);
+    assert_guard_intact(s);
+    assert_int_equal(bicl_mrope_config_check((bicl_rope_config *)b.p, (bicl_mrope_config *)s.p),
+                     BICL_ERR_INVALID_CONFIG);
+    free(b.p);
+    free(m.p);
+    free(s.p);
 }
 
 /* ------------------------------------------------------------ threads */
@@ -716,6 +857,9 @@ int main(void)
         cmocka_unit_test(test_release_leaves_engine_arrays),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_abi_older_caller),
+        cmocka_unit_test(test_abi_newer_caller),
+        cmocka_unit_test(test_abi_mrope),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

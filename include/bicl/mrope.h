@@ -31,7 +31,8 @@ typedef struct bicl_mrope_config {
 } bicl_mrope_config;
 
 /* Fills *m: chunked, sections {0, 0, 0} (to be set). */
-BICL_API void bicl_mrope_config_init(bicl_mrope_config *m);
+#define bicl_mrope_config_init(m) bicl_mrope_config_init_sized((m), sizeof *(m))
+BICL_API void bicl_mrope_config_init_sized(bicl_mrope_config *m, size_t struct_size);
 
 /* BICL_SUCCESS, or BICL_ERR_INVALID_CONFIG naming the field: bicl_rope_config_check's
  * refusals of cfg; struct_size; an unknown layout; a negative section; sections whose
@@ -73,10 +74,12 @@ typedef struct bicl_mrope_vision {
  * mrope on top of "default" only in these configs), and what
  * bicl_rope_config_from_hf_json_ex refuses. opt as there (layer_type; explicit_style is
  * refused: the model type decides the layout). */
-BICL_API bicl_status bicl_mrope_config_from_hf_json(const char *json_text,
-                                                    const bicl_rope_hf_options *opt,
-                                                    bicl_rope_config *cfg, bicl_mrope_config *m,
-                                                    bicl_mrope_vision *vision);
+#define bicl_mrope_config_from_hf_json(json_text, opt, cfg, m, vision)                             \
+    bicl_mrope_config_from_hf_json_sized((json_text), (opt), (cfg), sizeof *(cfg), (m),            \
+                                         sizeof *(m), (vision))
+BICL_API bicl_status bicl_mrope_config_from_hf_json_sized(
+    const char *json_text, const bicl_rope_hf_options *opt, bicl_rope_config *cfg,
+    size_t cfg_struct_size, bicl_mrope_config *m, size_t m_struct_size, bicl_mrope_vision *vision);
 
 /* A RoPE plan with its M-RoPE sections. Opaque, read-only after creation. */
 typedef struct bicl_mrope_plan bicl_mrope_plan;

@@ -100,9 +100,17 @@ typedef struct bicl_rope_config { /* NOLINT(clang-analyzer-optin.performance.Pad
     int rope_angles;     /* proportional: pairs with a nonzero frequency, 0..rotary_dim/2 */
 } bicl_rope_config;
 
-/* Fills *cfg with defaults: neox, theta 10000, default type, truncate 1, exact angles. */
-BICL_API void bicl_rope_config_init(bicl_rope_config *cfg, int head_dim, int rotary_dim);
-/* BICL_SUCCESS or BICL_ERR_INVALID_CONFIG naming the field (rotary_dim odd or >
+/* Fills *cfg with defaults: neox, theta 10000, default type, truncate 1, exact angles.
+ * A macro passing the caller's sizeof (struct_size; docs/api.md, "Structs that grow"):
+ * the library writes only that many bytes, so an engine built against an older or newer
+ * header never has its memory overwritten. Writes nothing when cfg is NULL. */
+#define bicl_rope_config_init(cfg, head_dim, rotary_dim)                                           \
+    bicl_rope_config_init_sized((cfg), sizeof *(cfg), (head_dim), (rotary_dim))
+BICL_API void bicl_rope_config_init_sized(bicl_rope_config *cfg, size_t struct_size, int head_dim,
+                                          int rotary_dim);
+/* BICL_SUCCESS or BICL_ERR_INVALID_CONFIG naming the field (struct_size not set by
+ * bicl_rope_config_init, or a longer struct from a newer header setting fields this
+ * library does not know; rotary_dim odd or >
  * head_dim, unknown type, factor < 1 for yarn, non-finite values...), or the first
  * inv_freq that is not finite in f32 (or whose f32 angle overflows at some i32
  * position), or an attention scaling that is not finite and > 0 in f32. */
@@ -113,7 +121,8 @@ BICL_API bicl_status bicl_rope_config_check(const bicl_rope_config *cfg);
  * bicl_rope_config_from_hf_json_ex with default options: the model_type must be one bicl
  * knows (its pair style and rotary-width keys come from a table derived from
  * transformers' own code), and the config must use one RoPE for all its layers. */
-BICL_API bicl_status bicl_rope_config_from_hf_json(const char *json_text, bicl_rope_config *cfg);
+#define bicl_rope_config_from_hf_json(json_text, cfg)                                              \
+    bicl_rope_config_from_hf_json_sized((json_text), NULL, (cfg), sizeof *(cfg))
 
 /* Options of bicl_rope_config_from_hf_json_ex. Start from bicl_rope_hf_options_init(), then
  * set what you need (struct_size lets later versions add fields without breaking
@@ -130,8 +139,10 @@ typedef struct bicl_rope_hf_options {
     const char *layer_type;
 } bicl_rope_hf_options;
 
-/* Fills *opt with the defaults: style from model_type, no layer type. */
-BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
+/* Fills *opt with the defaults: style from model_type, no layer type. A macro passing
+ * the caller's sizeof, as bicl_rope_config_init. */
+#define bicl_rope_hf_options_init(opt) bicl_rope_hf_options_init_sized((opt), sizeof *(opt))
+BICL_API void bicl_rope_hf_options_init_sized(bicl_rope_hf_options *opt, size_t struct_size);
 
 /* Fills *cfg from config.json text:
  *   head_dim        head_dim, else hidden_size / num_attention_heads (n_embd / n_head)
@@ -171,10 +182,16 @@ BICL_API void bicl_rope_hf_options_init(bicl_rope_hf_options *opt);
  * no allocations. For longrope, long_factor and short_factor point to arrays this call
  * allocated (HF's float32 values of the config's numbers): free them with
  * bicl_rope_config_release once the plans are made. opt may be NULL (defaults).
- * Thread-safe. docs/api.md has every rule. */
-BICL_API bicl_status bicl_rope_config_from_hf_json_ex(const char *json_text,
-                                                      const bicl_rope_hf_options *opt,
-                                                      bicl_rope_config *cfg);
+ * A config that needs fields the caller's (older) struct lacks, an MLA slice say, is
+ * refused with BICL_ERR_INVALID_CONFIG, never cut short. Thread-safe. docs/api.md has
+ * every rule. A macro over bicl_rope_config_from_hf_json_sized, which takes the
+ * caller's sizeof *cfg. */
+#define bicl_rope_config_from_hf_json_ex(json_text, opt, cfg)                                      \
+    bicl_rope_config_from_hf_json_sized((json_text), (opt), (cfg), sizeof *(cfg))
+BICL_API bicl_status bicl_rope_config_from_hf_json_sized(const char *json_text,
+                                                         const bicl_rope_hf_options *opt,
+                                                         bicl_rope_config *cfg,
+                                                         size_t cfg_struct_size);
 
 /* The layer types of a config.json and how many RoPE plans they need. names gets the
  * layer types, comma-separated in order of first use ("sliding_attention,full_attention"

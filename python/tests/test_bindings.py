@@ -93,7 +93,7 @@ def test_dtype_names_and_sizes() -> None:
 
 def test_rope_config_layout() -> None:
     c = RopeConfigC()
-    lib().bicl_rope_config_init(byref(c), 128, 64)
+    lib().bicl_rope_config_init_sized(byref(c), ctypes.sizeof(c), 128, 64)
     assert c.struct_size == ctypes.sizeof(RopeConfigC)
     assert (c.head_dim, c.rotary_dim, c.theta, c.truncate) == (128, 64, 10000.0, 1)
 

@@ -107,7 +107,7 @@ class CacheStatsC(Structure):
 
 
 class RopeConfigC(Structure):
-    """bicl_rope_config (its struct_size, set by bicl_rope_config_init, is checked
+    """bicl_rope_config (its struct_size, set by bicl_rope_config_init_sized, is checked
     against this layout's size in python/tests/test_bindings.py)."""
 
     _fields_ = [
@@ -127,7 +127,7 @@ class RopeConfigC(Structure):
 
 
 class RopeHfOptionsC(Structure):
-    """bicl_rope_hf_options (struct_size set by bicl_rope_hf_options_init)."""
+    """bicl_rope_hf_options (struct_size set by bicl_rope_hf_options_init_sized)."""
 
     _fields_ = [("struct_size", c_size_t), ("explicit_style", c_int), ("style", c_int),
                 ("layer_type", c_char_p)]
@@ -207,12 +207,13 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "bicl_ref_mask_fill_causal": (_S, [c_int, c_void_p, c_size_t, c_size_t, c_long, c_float,
                                        c_int, c_void_p, c_size_t]),
     # rope.h
-    "bicl_rope_config_init": (None, [POINTER(RopeConfigC), c_int, c_int]),
+    # the init and fill functions of the structs that grow are macros over *_sized in C,
+    # which take the caller's sizeof: here ctypes.sizeof of the class (docs/api.md)
+    "bicl_rope_config_init_sized": (None, [POINTER(RopeConfigC), c_size_t, c_int, c_int]),
     "bicl_rope_config_check": (_S, [POINTER(RopeConfigC)]),
-    "bicl_rope_config_from_hf_json": (_S, [c_char_p, POINTER(RopeConfigC)]),
-    "bicl_rope_hf_options_init": (None, [POINTER(RopeHfOptionsC)]),
-    "bicl_rope_config_from_hf_json_ex": (_S, [c_char_p, POINTER(RopeHfOptionsC),
-                                              POINTER(RopeConfigC)]),
+    "bicl_rope_hf_options_init_sized": (None, [POINTER(RopeHfOptionsC), c_size_t]),
+    "bicl_rope_config_from_hf_json_sized": (_S, [c_char_p, POINTER(RopeHfOptionsC),
+                                                 POINTER(RopeConfigC), c_size_t]),
     "bicl_rope_config_layer_types": (_S, [c_char_p, c_char_p, c_size_t, POINTER(c_int),
                                           POINTER(c_int)]),
     "bicl_rope_config_layer_type": (_S, [c_char_p, c_int, c_char_p, c_size_t]),
@@ -236,11 +237,12 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
                                        POINTER(c_int32)]),
     # mrope.h: bound at the C level (struct pointers as void *: bicl_mrope_config,
     # bicl_mrope_vision and the layout structs have no Python class yet)
-    "bicl_mrope_config_init": (None, [c_void_p]),
+    "bicl_mrope_config_init_sized": (None, [c_void_p, c_size_t]),
     "bicl_mrope_config_check": (_S, [POINTER(RopeConfigC), c_void_p]),
     "bicl_mrope_pair_row": (c_int, [c_void_p, c_int]),
-    "bicl_mrope_config_from_hf_json": (_S, [c_char_p, POINTER(RopeHfOptionsC), POINTER(RopeConfigC),
-                                            c_void_p, c_void_p]),
+    "bicl_mrope_config_from_hf_json_sized": (_S, [c_char_p, POINTER(RopeHfOptionsC),
+                                                  POINTER(RopeConfigC), c_size_t, c_void_p,
+                                                  c_size_t, c_void_p]),
     "bicl_mrope_plan_create": (_S, [_P, POINTER(RopeConfigC), c_void_p, c_int, c_int, POINTER(_P)]),
     "bicl_mrope_plan_free": (None, [_P]),
     "bicl_mrope_plan_rope": (_P, [_P]),

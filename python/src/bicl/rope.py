@@ -63,7 +63,8 @@ class RopeConfig:
     def default(cls, head_dim: int, rotary_dim: Optional[int] = None) -> "RopeConfig":
         """bicl_rope_config_init's defaults (neox, theta 10000, default type, exact)."""
         c = RopeConfigC()
-        lib().bicl_rope_config_init(byref(c), head_dim, head_dim if rotary_dim is None else rotary_dim)
+        lib().bicl_rope_config_init_sized(byref(c), ctypes.sizeof(c), head_dim,
+                                          head_dim if rotary_dim is None else rotary_dim)
         return cls._from_c(c)
 
     @classmethod
@@ -78,14 +79,14 @@ class RopeConfig:
         it); by default it comes from model_type (bicl_rope_config_from_hf_json_ex)."""
         raw = text.encode() if isinstance(text, str) else text
         opt = RopeHfOptionsC()
-        lib().bicl_rope_hf_options_init(byref(opt))
+        lib().bicl_rope_hf_options_init_sized(byref(opt), ctypes.sizeof(opt))
         if layer_type is not None:
             opt.layer_type = layer_type.encode()
         if style is not None:
             opt.explicit_style = 1
             opt.style = int(RopeStyle[style.upper()] if isinstance(style, str) else style)
         c = RopeConfigC()
-        lib().bicl_rope_config_from_hf_json_ex(raw, byref(opt), byref(c))
+        lib().bicl_rope_config_from_hf_json_sized(raw, byref(opt), byref(c), ctypes.sizeof(c))
         try:
             return cls._from_c(c)
         finally:
@@ -117,7 +118,7 @@ class RopeConfig:
     def to_c(self) -> Tuple[RopeConfigC, List[Any]]:
         """The C struct and the arrays it points into (keep them alive while it is used)."""
         c = RopeConfigC()
-        lib().bicl_rope_config_init(byref(c), self.head_dim, self.rotary_dim)
+        lib().bicl_rope_config_init_sized(byref(c), ctypes.sizeof(c), self.head_dim, self.rotary_dim)
         keep: List[Any] = []
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
