@@ -944,7 +944,7 @@ static void mask_input_fill(const harness_op *op, int operand, int32_t position,
 /* ===================================================================== rope */
 
 /* Heads in the harness: a GQA model as 4 q + 2 k, an MHA model as 2 + 2. */
-static int harness_q_heads(const test_model *m)
+static int harness_q_heads(const harness_model *m)
 {
     return m->n_kv_heads < m->n_heads ? 4 : 2;
 }
@@ -1737,23 +1737,34 @@ static void add_masks(void)
     }
 }
 
-/* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
-/* Room for the models of models.json and one --hf-config model, 4 (mode, source) each. */
-static rope_def rope_defs[(N_TEST_MODELS + 1) * 4];
-static size_t rope_defs_n;
+/* A RoPE adapter family: "rope" (the models of models.json) or "rope_slice" (MLA's and
+ * proportional slices, below), each with room for its built-in configurations and one
+ * --hf-config model, 4 (mode, source) each. */
+typedef struct rope_family {
+    const char *op_name;
+    rope_def *defs;
+    size_t cap, n;
+    bicl_status (*reference)(const harness_op *, void *, int32_t, const void *const *,
+                             void *const *);
+    int (*oracle)(const harness_op *, void *, int32_t, const void *const *, int, size_t, mpfr_ptr);
+} rope_family;
+
+static rope_def rope_defs[(HARNESS_N_MODELS + 1) * 4];
+static rope_family rope_models = {"rope", rope_defs,      sizeof rope_defs / sizeof rope_defs[0],
+                                  0,      rope_reference, rope_oracle};
 
 /* The 8 adapters of one configuration: exact/hf x table/inline x bf16/f32. `variants`
  * marks the configuration whose kernels run every variant on every layout. */
-static void add_rope_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
-                            bool variants)
+static void add_rope_config(rope_family *f, const char *name, const bicl_rope_config *cfg, int hq,
+                            int hk, bool variants)
 {
     static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
     static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
     for (int mode = 0; mode < 2; ++mode)
         for (int src = 0; src < 2; ++src) {
-            if (rope_defs_n == sizeof rope_defs / sizeof rope_defs[0])
+            if (f->n == f->cap)
                 return;
-            rope_def *def = &rope_defs[rope_defs_n++];
+            rope_def *def = &f->defs[f->n++];
             snprintf(def->name, sizeof def->name, "%.40s", name);
             def->cfg = *cfg;
             def->cfg.angle_mode = (bicl_rope_angle_mode)mode;
@@ -1762,16 +1773,16 @@ static void add_rope_config(const char *name, const bicl_rope_config *cfg, int h
             def->source = sources[src];
             for (int k = 0; k < 2; ++k) {
                 char label[96];
-                size_t d = (size_t)cfg->head_dim;
-                harness_op op = {.name = "rope", .n_in = 2, .n_out = 2, .params = def};
-                op.in[0] = operand("q", dts[k], (size_t)hq * d);
-                op.in[1] = operand("k", dts[k], (size_t)hk * d);
-                op.out[0] = operand("q_out", dts[k], (size_t)hq * d);
-                op.out[1] = operand("k_out", dts[k], (size_t)hk * d);
+                size_t dq = slice_width(def, 0), dk = slice_width(def, 1);
+                harness_op op = {.name = f->op_name, .n_in = 2, .n_out = 2, .params = def};
+                op.in[0] = operand("q", dts[k], (size_t)hq * dq);
+                op.in[1] = operand("k", dts[k], (size_t)hk * dk);
+                op.out[0] = operand("q_out", dts[k], (size_t)hq * dq);
+                op.out[1] = operand("k_out", dts[k], (size_t)hk * dk);
                 op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
                 op.run = rope_run;
-                op.reference = rope_reference;
-                op.oracle = rope_oracle;
+                op.reference = f->reference;
+                op.oracle = f->oracle;
                 op.setup = rope_setup;
                 op.teardown = rope_teardown;
                 /* both cos/sin sources are paths of one kernel: each runs every variant */
@@ -1784,12 +1795,13 @@ static void add_rope_config(const char *name, const bicl_rope_config *cfg, int h
         }
 }
 
+/* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
 static void add_rope(void)
 {
-    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
-        const test_model *tm = &test_models[m];
-        bicl_rope_config c = test_model_config(tm, BICL_ROPE_ANGLE_EXACT);
-        add_rope_config(tm->name, &c, harness_q_heads(tm), 2, m == 0);
+    for (size_t m = 0; m < HARNESS_N_MODELS; ++m) {
+        const harness_model *tm = &harness_models[m];
+        bicl_rope_config c = harness_model_config(tm, BICL_ROPE_ANGLE_EXACT);
+        add_rope_config(&rope_models, tm->name, &c, harness_q_heads(tm), 2, m == 0);
     }
 }
 
@@ -1797,46 +1809,9 @@ static void add_rope(void)
  * MiniCPM3 (MLA, NeoX pairs) and Gemma 4's global layers (proportional), each as
  * exact/hf x table/inline x bf16/f32; 4 q heads and 1 k_pe (MLA) or 2 k heads. */
 static rope_def slice_defs[(3 + 1) * 4]; /* 3 built in, one --hf-config model */
-static size_t slice_defs_n;
-
-static void add_rope_slice_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
-                                  bool variants)
-{
-    static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
-    static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
-    for (int mode = 0; mode < 2; ++mode)
-        for (int src = 0; src < 2; ++src) {
-            if (slice_defs_n == sizeof slice_defs / sizeof slice_defs[0])
-                return;
-            rope_def *def = &slice_defs[slice_defs_n++];
-            snprintf(def->name, sizeof def->name, "%.40s", name);
-            def->cfg = *cfg;
-            def->cfg.angle_mode = (bicl_rope_angle_mode)mode;
-            def->hq = hq;
-            def->hk = hk;
-            def->source = sources[src];
-            for (int k = 0; k < 2; ++k) {
-                char label[96];
-                size_t dq = slice_width(def, 0), dk = slice_width(def, 1);
-                harness_op op = {.name = "rope_slice", .n_in = 2, .n_out = 2, .params = def};
-                op.in[0] = operand("q", dts[k], (size_t)hq * dq);
-                op.in[1] = operand("k", dts[k], (size_t)hk * dk);
-                op.out[0] = operand("q_out", dts[k], (size_t)hq * dq);
-                op.out[1] = operand("k_out", dts[k], (size_t)hk * dk);
-                op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
-                op.run = rope_run;
-                op.reference = slice_reference;
-                op.oracle = slice_oracle;
-                op.setup = rope_setup;
-                op.teardown = rope_teardown;
-                op.flags = variant_flags(variants && mode == 0 && k == 0) |
-                           (src == 1 ? HARNESS_OP_NEEDS_FP64 : 0u);
-                snprintf(label, sizeof label, "%s/%s/%s/%s", def->name, mode ? "hf" : "exact",
-                         src ? "inline" : "table", bicl_dtype_name(dts[k]));
-                add_op(op, label);
-            }
-        }
-}
+static rope_family rope_slices = {
+    "rope_slice",    slice_defs,  sizeof slice_defs / sizeof slice_defs[0], 0,
+    slice_reference, slice_oracle};
 
 static void add_rope_slices(void)
 {
@@ -1853,17 +1828,17 @@ static void add_rope_slices(void)
     c.mscale_all_dim = 1.0;
     c.original_max_position_embeddings = 4096;
     c.max_position_embeddings = 163840;
-    add_rope_slice_config("deepseek_v3", &c, 4, 1, true);
+    add_rope_config(&rope_slices, "deepseek_v3", &c, 4, 1, true);
     bicl_rope_config_init(&c, 96, 32); /* MiniCPM3-4B's MLA widths, NeoX pairs */
     c.rotary_offset = 64;
     c.k_head_dim = 32;
-    add_rope_slice_config("minicpm3", &c, 4, 1, false);
+    add_rope_config(&rope_slices, "minicpm3", &c, 4, 1, false);
     bicl_rope_config_init(&c, 512, 512); /* Gemma 4's global layers (transformers' defaults) */
     c.type = BICL_ROPE_PROPORTIONAL;
     c.factor = 1.0;
     c.rope_angles = 64;
     c.theta = 1e6;
-    add_rope_slice_config("gemma4_global", &c, 4, 2, false);
+    add_rope_config(&rope_slices, "gemma4_global", &c, 4, 2, false);
 }
 /* ---- end of rope slices ---- */
 
@@ -1995,9 +1970,9 @@ size_t harness_add_rope_config(const char *name, const bicl_rope_config *cfg)
      * proportional RoPE runs through the rope_slice adapter (MLA: 1 k_pe head) */
     if (cfg->rotary_offset || cfg->k_head_dim || cfg->k_rotary_offset ||
         cfg->style == BICL_ROPE_DEINTERLEAVE || cfg->type == BICL_ROPE_PROPORTIONAL)
-        add_rope_slice_config(name, cfg, 4, cfg->k_head_dim ? 1 : 2, true);
+        add_rope_config(&rope_slices, name, cfg, 4, cfg->k_head_dim ? 1 : 2, true);
     else
-        add_rope_config(name, cfg, 4, 2, true);
+        add_rope_config(&rope_models, name, cfg, 4, 2, true);
     return first;
 }
 
