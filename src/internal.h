@@ -53,7 +53,7 @@ typedef struct bicl_source {
     size_t size;
 } bicl_source;
 
-/* Generated at build time from cl/ (src/tools/embed_cl.c). */
+/* Generated at build time from cl/ (cmake/embed_cl.c). */
 extern const bicl_source bicl_sources[];
 extern const size_t bicl_source_count;
 /* Hash of every embedded source, part of the fingerprint. */
