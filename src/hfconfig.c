@@ -3,12 +3,14 @@
  * The JSON is parsed by cJSON; this file only maps HF's keys onto bicl's fields and
  * refuses anything it cannot map exactly (docs/api.md, "RoPE from a config.json",
  * has the rules). Every failure names the HF key in bicl_last_error(). */
-#include "internal.h"
+#include "status.h"
 
 #include <cjson/cJSON.h>
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

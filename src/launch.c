@@ -1,7 +1,13 @@
 /* launch.c - variant selection and the shared elementwise launcher. Every pointwise
  * op goes through bicl_launch_elementwise, so that the way a kernel is chosen and
  * its arguments are laid out exists once. */
-#include "internal.h"
+#include "launch.h"
+#include "context.h"
+#include "program.h"
+#include "tensor.h"
+#include "context_state.h"
+#include "profile.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,14 @@
  * VL model's config.json. The frequencies, the table and the error counter are a 1-D
  * plan's (src/rope.c); the maps from pair to row and from token layout to ids are
  * cl/bicl_mrope.h, shared with the kernels (cl/mrope.cl). */
-#include "internal.h"
+#include "rope.h"
+#include "launch.h"
+#include "context.h"
+#include "program.h"
+#include "tensor.h"
+#include "reference.h"
+#include "profile.h"
+#include "status.h"
 
 #include "bicl_mrope.h"
 #include "bicl_rope_rotate.h"
