@@ -29,11 +29,11 @@ typedef struct bicl_kernel_arg {
 } bicl_kernel_arg;
 
 /* Launches an elementwise kernel over operands of equal shape, choosing its shape from
- * the merged iteration space: "<base>_flat_v<VW>" (one contiguous dim),
- * "<base>_rows_v<VW>" (2 dims, inner contiguous everywhere) or "<base>_strided".
+ * the merged iteration space: "<base>_rows_v<VW>" (2 dims, inner contiguous everywhere,
+ * or one contiguous dim as one row) or "<base>_strided".
  * Standard arguments, in order:
- *   flat:    (mem, ulong off) per operand, ulong n, uint items_per_thread, extras...
  *   rows:    (mem, ulong off, ulong row_stride) per operand, ulong cols, uint ipt, extras
+ *            (one row: row strides 0, cols = n, a 1-d launch)
  *   strided: (mem, ulong off, ulong4 stride) per operand, ulong4 shape, ulong n,
  *            uint items_per_thread, extras...
  * Operands must be validated by the caller. */
