@@ -1144,29 +1144,60 @@ static void exact_rotation(mpfr_ptr r, double own, double other, float c, float 
     mpfr_clear(q);
 }
 
+/* The correctly rounded cos and sin of pair `pair` at a token's position (rope_cos_sin):
+ * the adapter's own, or, for M-RoPE, those of the position row the pair belongs to. */
+typedef void (*pair_cos_sin_fn)(const harness_op *op, void *state, int32_t position, size_t pair,
+                                float *c, float *s);
+
+/* A of every rotary adapter (rope, rope_slice, mrope): output element e of a head of
+ * width d comes from pair i read at (j0, j1) of the input (GPT-J or NeoX places;
+ * DEINTERLEAVE reads GPT-J's and writes NeoX's), as the first or second element of the
+ * rotation. Elements outside the rotary slice pass through. */
+static int rotary_oracle(const harness_op *op, const bicl_rope_config *c, size_t d, void *state,
+                         int32_t position, const void *const *in, int out_index, size_t element,
+                         pair_cos_sin_fn cos_sin, mpfr_ptr exact)
+{
+    size_t half = (size_t)c->rotary_dim / 2;
+    size_t off = (size_t)(out_index ? c->k_rotary_offset : c->rotary_offset);
+    size_t base = element / d * d, e = element % d;
+    bicl_dtype dt = op->in[0].dtype;
+    const void *row = in[out_index];
+    if (e < off || e >= off + 2 * half) {
+        set_value(exact, value_at(dt, row, element));
+        return oracle_finish(exact);
+    }
+    size_t r = e - off;
+    bool gptj_out = c->style == BICL_ROPE_GPTJ, gptj_in = c->style != BICL_ROPE_NEOX;
+    size_t pair = gptj_out ? r / 2 : r % half;
+    bool first = gptj_out ? r % 2 == 0 : r < half;
+    size_t j0 = off + (gptj_in ? 2 * pair : pair),
+           j1 = off + (gptj_in ? 2 * pair + 1 : pair + half);
+    double own = value_at(dt, row, base + (first ? j0 : j1));
+    double other = value_at(dt, row, base + (first ? j1 : j0));
+    if (isnan(own) || isnan(other))
+        return oracle_nan(exact);
+    float cv, sv;
+    cos_sin(op, state, position, pair, &cv, &sv);
+    exact_rotation(exact, own, other, cv, sv, first);
+    return oracle_finish(exact);
+}
+
+static void rope_pair_cos_sin(const harness_op *op, void *state, int32_t position, size_t pair,
+                              float *c, float *s)
+{
+    rope_state *st = state;
+    rope_cos_sin(op->params, st, position);
+    *c = st->c[pair];
+    *s = st->s[pair];
+}
+
+/* The oracle of the rope and rope_slice adapters (q and k heads of their own widths). */
 static int rope_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
                        int out_index, size_t element, mpfr_ptr exact)
 {
     const rope_def *def = op->params;
-    rope_state *s = state;
-    size_t d = (size_t)def->cfg.head_dim, half = (size_t)def->cfg.rotary_dim / 2;
-    size_t base = element / d * d, e = element % d;
-    bicl_dtype dt = op->in[0].dtype;
-    const void *row = in[out_index];
-    if (e >= 2 * half) { /* passes through */
-        set_value(exact, value_at(dt, row, element));
-        return oracle_finish(exact);
-    }
-    bool gptj = def->cfg.style == BICL_ROPE_GPTJ;
-    size_t pair = gptj ? e / 2 : e % half;
-    bool first = gptj ? e % 2 == 0 : e < half;
-    size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
-    double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
-    if (isnan(own) || isnan(other))
-        return oracle_nan(exact);
-    rope_cos_sin(def, s, position);
-    exact_rotation(exact, own, other, s->c[pair], s->s[pair], first);
-    return oracle_finish(exact);
+    return rotary_oracle(op, &def->cfg, slice_width(def, out_index), state, position, in, out_index,
+                         element, rope_pair_cos_sin, exact);
 }
 
 /* ======================================== rope slices (MLA, proportional: issue 19) */
@@ -1194,39 +1225,6 @@ static bicl_status slice_reference(const harness_op *op, void *state, int32_t po
         }
     }
     return st;
-}
-
-/* A: output element e of a head comes from pair i read at (j0, j1) of the input (GPT-J or
- * NeoX places; DEINTERLEAVE reads GPT-J's and writes NeoX's), as the first or second
- * element of the rotation. Elements outside the slice pass through. */
-static int slice_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
-                        int out_index, size_t element, mpfr_ptr exact)
-{
-    const rope_def *def = op->params;
-    const bicl_rope_config *c = &def->cfg;
-    rope_state *s = state;
-    size_t d = slice_width(def, out_index), half = (size_t)c->rotary_dim / 2;
-    size_t off = (size_t)(out_index ? c->k_rotary_offset : c->rotary_offset);
-    size_t base = element / d * d, e = element % d;
-    bicl_dtype dt = op->in[0].dtype;
-    const void *row = in[out_index];
-    if (e < off || e >= off + 2 * half) {
-        set_value(exact, value_at(dt, row, element));
-        return oracle_finish(exact);
-    }
-    size_t r = e - off;
-    bool gptj_out = c->style == BICL_ROPE_GPTJ, gptj_in = c->style != BICL_ROPE_NEOX;
-    size_t pair = gptj_out ? r / 2 : r % half;
-    bool first = gptj_out ? r % 2 == 0 : r < half;
-    size_t j0 = off + (gptj_in ? 2 * pair : pair),
-           j1 = off + (gptj_in ? 2 * pair + 1 : pair + half);
-    double own = value_at(dt, row, base + (first ? j0 : j1));
-    double other = value_at(dt, row, base + (first ? j1 : j0));
-    if (isnan(own) || isnan(other))
-        return oracle_nan(exact);
-    rope_cos_sin(def, s, position);
-    exact_rotation(exact, own, other, s->c[pair], s->s[pair], first);
-    return oracle_finish(exact);
 }
 
 /* ================================================================ mrope */
@@ -1344,33 +1342,28 @@ static bicl_status mrope_reference(const harness_op *op, void *state, int32_t po
     return st;
 }
 
+/* The cos/sin of a pair: those of its position row (bicl_mrope_pair_row) at that row's
+ * position. */
+static void mrope_pair_cos_sin(const harness_op *op, void *state, int32_t position, size_t pair,
+                               float *c, float *s)
+{
+    const mrope_def *def = op->params;
+    mrope_state *st = state;
+    int32_t r[3];
+    mrope_rows(position, r);
+    int a = bicl_mrope_pair_row(&def->m, (int)pair);
+    rope_cos_sin(&def->base, &st->rows[a], r[a]);
+    *c = st->rows[a].c[pair];
+    *s = st->rows[a].s[pair];
+}
+
 /* rope_oracle's rotation with the cos/sin of the pair's row at that row's position. */
 static int mrope_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
                         int out_index, size_t element, mpfr_ptr exact)
 {
     const mrope_def *def = op->params;
-    mrope_state *s = state;
-    size_t d = (size_t)def->base.cfg.head_dim, half = (size_t)def->base.cfg.rotary_dim / 2;
-    size_t base = element / d * d, e = element % d;
-    bicl_dtype dt = op->in[0].dtype;
-    const void *row = in[out_index];
-    if (e >= 2 * half) {
-        set_value(exact, value_at(dt, row, element));
-        return oracle_finish(exact);
-    }
-    bool gptj = def->base.cfg.style == BICL_ROPE_GPTJ;
-    size_t pair = gptj ? e / 2 : e % half;
-    bool first = gptj ? e % 2 == 0 : e < half;
-    size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
-    double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
-    if (isnan(own) || isnan(other))
-        return oracle_nan(exact);
-    int32_t r[3];
-    mrope_rows(position, r);
-    int a = bicl_mrope_pair_row(&def->m, (int)pair);
-    rope_cos_sin(&def->base, &s->rows[a], r[a]);
-    exact_rotation(exact, own, other, s->rows[a].c[pair], s->rows[a].s[pair], first);
-    return oracle_finish(exact);
+    return rotary_oracle(op, &def->base.cfg, (size_t)def->base.cfg.head_dim, state, position, in,
+                         out_index, element, mrope_pair_cos_sin, exact);
 }
 
 /* ================================================================ positions */
@@ -1810,8 +1803,8 @@ static void add_rope(void)
  * exact/hf x table/inline x bf16/f32; 4 q heads and 1 k_pe (MLA) or 2 k heads. */
 static rope_def slice_defs[(3 + 1) * 4]; /* 3 built in, one --hf-config model */
 static rope_family rope_slices = {
-    "rope_slice",    slice_defs,  sizeof slice_defs / sizeof slice_defs[0], 0,
-    slice_reference, slice_oracle};
+    "rope_slice",    slice_defs, sizeof slice_defs / sizeof slice_defs[0], 0,
+    slice_reference, rope_oracle};
 
 static void add_rope_slices(void)
 {
