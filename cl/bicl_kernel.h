@@ -2,6 +2,8 @@
  * types per dtype, vector moves, and the elementwise kernel templates whose argument
  * layout src/launch.c writes (see bicl_launch_elementwise).
  *
+ * Two templates per operand count: rows (vectorised, VW 1, 4 or 8; a flat iteration is
+ * one row) and strided (any 4-d view).
  * Every variant of a template applies the same per-element expression ELEM to each
  * element, whether it sits in a vector lane, in the scalar tail or in a strided view:
  * with FP_CONTRACT OFF the expression compiles to the same operations everywhere, so
@@ -106,9 +108,10 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     return c.s0 * s.s0 + c.s1 * s.s1 + c.s2 * s.s2 + c.s3 * s.s3;
 }
 
-/* Grid-stride loop over work units: unit u = gid + k * global_size. */
-#define BICL_FOR_UNITS(u, count)                                                                   \
-    for (uint k_ = 0; k_ < ipt; ++k_)                                                              \
+/* Grid-stride loop over work units: unit u = gid + k * global_size, for k below ipt
+ * (the kernel's items-per-thread argument). */
+#define BICL_FOR_UNITS(u, count, ipt)                                                              \
+    for (uint k_ = 0; k_ < (ipt); ++k_)                                                            \
         for (ulong u = get_global_id(0) + (ulong)k_ * get_global_size(0); u < (count); u = (count))
 
 /* ------------------------------------------------ one input, one output */
@@ -121,33 +124,12 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 /* Calls macro M with an argument list that is macro-expanded first (so XA()'s commas
  * count). */
 #define BICL_CALL(M, args) M args
-#define BICL_FLAT_1_1(NAME, TI, TO, VW, ELEM, E, XP, XA)                                           \
-    kernel void NAME##_flat_v##VW(global const BICL_ST_##TI *x, ulong xo, global BICL_ST_##TO *y,  \
-                                  ulong yo, ulong n, uint ipt XP())                                \
-    {                                                                                              \
-        x += xo;                                                                                   \
-        y += yo;                                                                                   \
-        ulong nv = n / VW;                                                                         \
-        BICL_FOR_UNITS(v, nv)                                                                      \
-        {                                                                                          \
-            BICL_ST_##TI a[VW];                                                                    \
-            BICL_ST_##TO b[VW];                                                                    \
-            BICL_VLD_##VW(BICL_ST_##TI, x, v, a);                                                  \
-            for (int l = 0; l < VW; ++l)                                                           \
-                b[l] = BICL_CALL(ELEM, (E, TI, TO, a[l] XA()));                                    \
-            BICL_VST_##VW(BICL_ST_##TO, y, v, b);                                                  \
-        }                                                                                          \
-        ulong t = nv * VW + get_global_id(0);                                                      \
-        if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (E, TI, TO, x[t] XA()));                                        \
-    }
-
 #define BICL_STRIDED_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                            \
     kernel void NAME##_strided(global const BICL_ST_##TI *x, ulong xo, ulong4 xs,                  \
                                global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
                                uint ipt XP())                                                      \
     {                                                                                              \
-        BICL_FOR_UNITS(l, n)                                                                       \
+        BICL_FOR_UNITS(l, n, ipt)                                                                  \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
             y[yo + bicl_dot(c, ys)] = BICL_CALL(ELEM, (E, TI, TO, x[xo + bicl_dot(c, xs)] XA()));  \
@@ -156,6 +138,8 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 
 /* Rows of a 2-d iteration whose inner dim is contiguous in every operand (row-broadcast
  * operands have row stride 0): NDRange (vectors of a row, rows), no index division.
+ * A flat iteration (one dim, contiguous in every operand) is one row: the host passes
+ * row strides 0 and launches 1-d (get_global_id(1) is 0).
  * The host runs VW > 1 only when every offset and row stride is a multiple of VW. */
 #define BICL_ROWS_1_1(NAME, TI, TO, VW, ELEM, E, XP, XA)                                           \
     kernel void NAME##_rows_v##VW(global const BICL_ST_##TI *x, ulong xo, ulong xr,                \
@@ -166,7 +150,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         x += xo + r * xr;                                                                          \
         y += yo + r * yr;                                                                          \
         ulong nv = n / VW;                                                                         \
-        BICL_FOR_UNITS(v, nv)                                                                      \
+        BICL_FOR_UNITS(v, nv, ipt)                                                                 \
         {                                                                                          \
             BICL_ST_##TI a[VW];                                                                    \
             BICL_ST_##TO b[VW];                                                                    \
@@ -181,9 +165,6 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     }
 
 #define BICL_ALL_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
-    BICL_FLAT_1_1(NAME, TI, TO, 1, ELEM, E, XP, XA)                                                \
-    BICL_FLAT_1_1(NAME, TI, TO, 4, ELEM, E, XP, XA)                                                \
-    BICL_FLAT_1_1(NAME, TI, TO, 8, ELEM, E, XP, XA)                                                \
     BICL_STRIDED_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
     BICL_ROWS_1_1(NAME, TI, TO, 1, ELEM, E, XP, XA)                                                \
     BICL_ROWS_1_1(NAME, TI, TO, 4, ELEM, E, XP, XA)                                                \
@@ -191,38 +172,13 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 
 /* ------------------------------------------------ two inputs, one output */
 /* ELEM(E, TA, TB, TO, a, b XA) maps stored a and b to a stored output element. */
-#define BICL_FLAT_2_1(NAME, TA, TB, TO, VW, ELEM, E, XP, XA)                                       \
-    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                          \
-                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *y,  \
-                                  ulong yo, ulong n, uint ipt XP())                                \
-    {                                                                                              \
-        a += ao;                                                                                   \
-        b += bo;                                                                                   \
-        y += yo;                                                                                   \
-        ulong nv = n / VW;                                                                         \
-        BICL_FOR_UNITS(v, nv)                                                                      \
-        {                                                                                          \
-            BICL_ST_##TA av[VW];                                                                   \
-            BICL_ST_##TB bv[VW];                                                                   \
-            BICL_ST_##TO yv[VW];                                                                   \
-            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
-            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
-            for (int l = 0; l < VW; ++l)                                                           \
-                yv[l] = BICL_CALL(ELEM, (E, TA, TB, TO, av[l], bv[l] XA()));                       \
-            BICL_VST_##VW(BICL_ST_##TO, y, v, yv);                                                 \
-        }                                                                                          \
-        ulong t = nv * VW + get_global_id(0);                                                      \
-        if (t < n)                                                                                 \
-            y[t] = BICL_CALL(ELEM, (E, TA, TB, TO, a[t], b[t] XA()));                              \
-    }
-
 #define BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                        \
     kernel void NAME##_strided(global const BICL_ST_##TA *a, ulong ao, ulong4 as,                  \
                                global const BICL_ST_##TB *b, ulong bo, ulong4 bs,                  \
                                global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, ulong n, \
                                uint ipt XP())                                                      \
     {                                                                                              \
-        BICL_FOR_UNITS(l, n)                                                                       \
+        BICL_FOR_UNITS(l, n, ipt)                                                                  \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
             y[yo + bicl_dot(c, ys)] = BICL_CALL(                                                   \
@@ -240,7 +196,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         b += bo + r * br;                                                                          \
         y += yo + r * yr;                                                                          \
         ulong nv = n / VW;                                                                         \
-        BICL_FOR_UNITS(v, nv)                                                                      \
+        BICL_FOR_UNITS(v, nv, ipt)                                                                 \
         {                                                                                          \
             BICL_ST_##TA av[VW];                                                                   \
             BICL_ST_##TB bv[VW];                                                                   \
@@ -257,9 +213,6 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     }
 
 #define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 1, ELEM, E, XP, XA)                                            \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 4, ELEM, E, XP, XA)                                            \
-    BICL_FLAT_2_1(NAME, TA, TB, TO, 8, ELEM, E, XP, XA)                                            \
     BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \
     BICL_ROWS_2_1(NAME, TA, TB, TO, 1, ELEM, E, XP, XA)                                            \
     BICL_ROWS_2_1(NAME, TA, TB, TO, 4, ELEM, E, XP, XA)                                            \
@@ -267,42 +220,13 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 
 /* ---------------------------------------------- two inputs, two outputs */
 /* ELEM(TA, TB, TO, TP, a, b, o, p XA) is a statement storing o and p. */
-#define BICL_FLAT_2_2(NAME, TA, TB, TO, TP, VW, ELEM, XP, XA)                                      \
-    kernel void NAME##_flat_v##VW(global const BICL_ST_##TA *a, ulong ao,                          \
-                                  global const BICL_ST_##TB *b, ulong bo, global BICL_ST_##TO *o,  \
-                                  ulong oo, global BICL_ST_##TP *p, ulong po, ulong n,             \
-                                  uint ipt XP())                                                   \
-    {                                                                                              \
-        a += ao;                                                                                   \
-        b += bo;                                                                                   \
-        o += oo;                                                                                   \
-        p += po;                                                                                   \
-        ulong nv = n / VW;                                                                         \
-        BICL_FOR_UNITS(v, nv)                                                                      \
-        {                                                                                          \
-            BICL_ST_##TA av[VW];                                                                   \
-            BICL_ST_##TB bv[VW];                                                                   \
-            BICL_ST_##TO ov[VW];                                                                   \
-            BICL_ST_##TP pv[VW];                                                                   \
-            BICL_VLD_##VW(BICL_ST_##TA, a, v, av);                                                 \
-            BICL_VLD_##VW(BICL_ST_##TB, b, v, bv);                                                 \
-            for (int l = 0; l < VW; ++l)                                                           \
-                BICL_CALL(ELEM, (TA, TB, TO, TP, av[l], bv[l], ov[l], pv[l] XA()));                \
-            BICL_VST_##VW(BICL_ST_##TO, o, v, ov);                                                 \
-            BICL_VST_##VW(BICL_ST_##TP, p, v, pv);                                                 \
-        }                                                                                          \
-        ulong t = nv * VW + get_global_id(0);                                                      \
-        if (t < n)                                                                                 \
-            BICL_CALL(ELEM, (TA, TB, TO, TP, a[t], b[t], o[t], p[t] XA()));                        \
-    }
-
 #define BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                       \
     kernel void NAME##_strided(                                                                    \
         global const BICL_ST_##TA *a, ulong ao, ulong4 as, global const BICL_ST_##TB *b, ulong bo, \
         ulong4 bs, global BICL_ST_##TO *o, ulong oo, ulong4 os, global BICL_ST_##TP *p, ulong po,  \
         ulong4 ps, ulong4 shape, ulong n, uint ipt XP())                                           \
     {                                                                                              \
-        BICL_FOR_UNITS(l, n)                                                                       \
+        BICL_FOR_UNITS(l, n, ipt)                                                                  \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
             BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + bicl_dot(c, as)], b[bo + bicl_dot(c, bs)],     \
@@ -322,7 +246,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         o += oo + r * or_;                                                                         \
         p += po + r * pr;                                                                          \
         ulong nv = n / VW;                                                                         \
-        BICL_FOR_UNITS(v, nv)                                                                      \
+        BICL_FOR_UNITS(v, nv, ipt)                                                                 \
         {                                                                                          \
             BICL_ST_##TA av[VW];                                                                   \
             BICL_ST_##TB bv[VW];                                                                   \
@@ -341,9 +265,6 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     }
 
 #define BICL_ALL_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \
-    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                           \
-    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                           \
-    BICL_FLAT_2_2(NAME, TA, TB, TO, TP, 8, ELEM, XP, XA)                                           \
     BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \
     BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                           \
     BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                           \

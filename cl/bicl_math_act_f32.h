@@ -6,7 +6,7 @@
  *
  * round(F) is F evaluated exactly and rounded once to f32, as in bicl_math_f32.h; the
  * bound of each function (its registry row, in f32 steps from the correctly rounded
- * value) is held by the harness's relation A against MPFR (tests/harness_ops.c).
+ * value) is held by the harness's relation A against MPFR (harness/harness_ops.c).
  *
  *   bicl_relu6(x)            min(max(x, 0), 6): x > 0 ? min(x, 6) : +0. Exact.
  *   bicl_leaky_relu(x, s)    x > 0 ? x : round(x * s). One IEEE multiply: exact

@@ -14,7 +14,7 @@
  *   bicl_sincos_dd(hi, lo, &s, &c)       sin and cos of the exact real hi + lo
  *   bicl_f64_to_f32_rte(x)               the one double -> float rounding (RTE)
  *
- * Accuracy (measured by src/tools/bicl_rope_accuracy.c against MPFR; the bounds below
+ * Accuracy (measured by tools/bicl_rope_accuracy.c against MPFR; the bounds below
  * are the analysis, the tool's table is the evidence):
  *   exp, log: about 0.5 ulp plus < 2^-8 ulp (faithful, nearly always correctly
  *   rounded); pow(x, y) adds |y log x| * 2^-62 relative from the log. Results in the

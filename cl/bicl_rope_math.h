@@ -16,7 +16,7 @@
  * double values, evaluated in double-double arithmetic (bicl_log_dd, bicl_exp_dd_dd,
  * bicl_dd_*: relative error below ~2^-57 before the last step) and rounded once to
  * double, so inv_freq and attn are within ~0.51 ulp of the real value of the formula
- * (measured: <= 0.501 ulp, src/tools/bicl_rope_accuracy.c). Band decisions (llama3's
+ * (measured: <= 0.501 ulp, tools/bicl_rope_accuracy.c). Band decisions (llama3's
  * wavelength tests, YaRN's floor/ceil/clamps and its low == high test) are taken on
  * the double-double values. F derived from Lmax / L0 is that quotient rounded to
  * double. HF evaluates the same formulas in float32 tensors and Python doubles; the

@@ -17,7 +17,7 @@
                                          global const int *len, ulong lo, ulong4 ls, ulong4 shape, \
                                          ulong n, uint ipt, float fill)                            \
     {                                                                                              \
-        BICL_FOR_UNITS(l, n)                                                                       \
+        BICL_FOR_UNITS(l, n, ipt)                                                                  \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
             long limit = len[lo + bicl_dot(c, ls)];                                                \
@@ -30,7 +30,7 @@
                                         global BICL_ST_##TO *y, ulong yo, ulong4 ys, ulong4 shape, \
                                         ulong n, uint ipt, long offset, float fill)                \
     {                                                                                              \
-        BICL_FOR_UNITS(l, n)                                                                       \
+        BICL_FOR_UNITS(l, n, ipt)                                                                  \
         {                                                                                          \
             ulong4 c = bicl_unravel(l, shape);                                                     \
             BICL_ST_##TI v = x[xo + bicl_dot(c, xs)];                                              \

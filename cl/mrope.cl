@@ -70,7 +70,7 @@ BICL_FN float2 mrope_cos_sin(int p, uint i, uint half_r, uint flags, global cons
         const int inv = (flags & MROPE_INVERSE) != 0;                                              \
         const int il = (flags & MROPE_INTERLEAVED) != 0;                                           \
         const ulong units = T * hblocks * groups;                                                  \
-        BICL_FOR_UNITS(u, units)                                                                   \
+        BICL_FOR_UNITS(u, units, ipt)                                                              \
         {                                                                                          \
             ulong g_, hb_, s;                                                                      \
             ulong th = bicl_divmod(u, groups, &g_);                                                \
@@ -106,8 +106,8 @@ BICL_FN float2 mrope_cos_sin(int p, uint i, uint half_r, uint flags, global cons
                 ulong4 ist = isq ? qi_st : ki_st, ost = isq ? qo_st : ko_st;                       \
                 global const BICL_ST_##TI *x = (isq ? qi : ki) + (isq ? qi_off : ki_off) +         \
                                                b * ist.s0 + s * ist.s1 + (ulong)hh * ist.s2;       \
-                global BICL_ST_##TO *y = (isq ? qo : ko) + (isq ? qo_off : ko_off) +               \
-                                         b * ost.s0 + s * ost.s1 + (ulong)hh * ost.s2;             \
+                global BICL_ST_##TO *y = (isq ? qo : ko) + (isq ? qo_off : ko_off) + b * ost.s0 +  \
+                                         s * ost.s1 + (ulong)hh * ost.s2;                          \
                 if (i < half_r) {                                                                  \
                     float x0 = BICL_LD_##TI(x[(ulong)e0 * ist.s3]);                                \
                     float x1 = BICL_LD_##TI(x[(ulong)e1 * ist.s3]);                                \
@@ -187,22 +187,21 @@ BICL_FN bool mrope_cu_valid(global const int *cu, ulong cu_off, ulong cu_st, ulo
  * of packed [T] types (cu_seqlens): two walks over its tokens, the first to validate its
  * layout against the grids, the second to write. */
 #define MROPE_POSITIONS(TT, MT, NAME)                                                              \
-    kernel void NAME(global const TT *types, ulong ty_off, ulong ty_sb, ulong ty_ss,               \
-                     global const MT *mask, ulong mk_off, ulong mk_sb, ulong mk_ss,                \
-                     uint has_mask, global const int *ig, ulong ig_off, ulong ig_s0, ulong ig_s1,  \
-                     uint n_image, global const int *vg, ulong vg_off, ulong vg_s0, ulong vg_s1,   \
-                     uint n_video, global const int *gs, ulong gs_off, ulong gs_s0, ulong gs_s1,   \
-                     uint has_gs, global const float *spg, ulong spg_off, ulong spg_st,            \
-                     uint has_spg, int merge, int tps, uint split, global int *out, ulong o_off,   \
-                     ulong o_sr, ulong o_sb, ulong o_ss, global int *deltas, ulong d_off,          \
-                     ulong d_st, uint has_deltas, global const int *cu, ulong cu_off,              \
-                     ulong cu_st, uint has_cu, ulong B, ulong S, uint ipt)                         \
+    kernel void NAME(                                                                              \
+        global const TT *types, ulong ty_off, ulong ty_sb, ulong ty_ss, global const MT *mask,     \
+        ulong mk_off, ulong mk_sb, ulong mk_ss, uint has_mask, global const int *ig, ulong ig_off, \
+        ulong ig_s0, ulong ig_s1, uint n_image, global const int *vg, ulong vg_off, ulong vg_s0,   \
+        ulong vg_s1, uint n_video, global const int *gs, ulong gs_off, ulong gs_s0, ulong gs_s1,   \
+        uint has_gs, global const float *spg, ulong spg_off, ulong spg_st, uint has_spg,           \
+        int merge, int tps, uint split, global int *out, ulong o_off, ulong o_sr, ulong o_sb,      \
+        ulong o_ss, global int *deltas, ulong d_off, ulong d_st, uint has_deltas,                  \
+        global const int *cu, ulong cu_off, ulong cu_st, uint has_cu, ulong B, ulong S, uint ipt)  \
     {                                                                                              \
-        BICL_FOR_UNITS(u, B + (has_cu ? S : 0))                                                    \
+        BICL_FOR_UNITS(u, B + (has_cu ? S : 0), ipt)                                               \
         {                                                                                          \
-            /* packed: S is T, row b is tokens [cu[b], cu[b + 1]); the units past B give -1 \
-             * to the tokens no sequence covers (every token, for a cu that is not valid) */ \
-            bool cu_ok = has_cu ? mrope_cu_valid(cu, cu_off, cu_st, B, S) : true;                 \
+            /* packed: S is T, row b is tokens [cu[b], cu[b + 1]); the units past B give -1        \
+             * to the tokens no sequence covers (every token, for a cu that is not valid) */       \
+            bool cu_ok = has_cu ? mrope_cu_valid(cu, cu_off, cu_st, B, S) : true;                  \
             if (u >= B) {                                                                          \
                 ulong t = u - B;                                                                   \
                 if (!cu_ok || (long)t < cu[cu_off] || (long)t >= cu[cu_off + B * cu_st]) {         \
@@ -256,8 +255,8 @@ BICL_FN bool mrope_cu_valid(global const int *cu, ulong cu_off, ulong cu_st, ulo
                                          : mrope_grid(ty, ig, ig_off, ig_s0, ig_s1, n_image, vg,   \
                                                       vg_off, vg_s0, vg_s1, n_video, split, &ii,   \
                                                       &vj, &vf, g3, &video);                       \
-                        float sec = has_spg && video >= 0 ? spg[spg_off + (ulong)video * spg_st]   \
-                                                          : 1.0f;                                  \
+                        float sec =                                                                \
+                            has_spg && video >= 0 ? spg[spg_off + (ulong)video * spg_st] : 1.0f;   \
                         int spaced = ty == 2 && tps != 0;                                          \
                         bicl_mrope_walk_open(&w, ty, ok, g3[0], g3[1], g3[2], merge, spaced,       \
                                              bicl_mrope_interval(tps, sec));                       \

@@ -126,12 +126,12 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
         const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
         const ulong units = T * hblocks * groups;                                                  \
-        BICL_FOR_UNITS(u, units)                                                                   \
+        BICL_FOR_UNITS(u, units, ipt)                                                              \
         {                                                                                          \
             ulong g_, hb_, s;                                                                      \
-            ulong th = bicl_divmod(u, groups, &g_); /* token * hblocks + block */                 \
-            ulong t = bicl_divmod(th, hblocks, &hb_);                                             \
-            ulong b = bicl_divmod(t, S, &s);                                                      \
+            ulong th = bicl_divmod(u, groups, &g_); /* token * hblocks + block */                  \
+            ulong t = bicl_divmod(th, hblocks, &hb_);                                              \
+            ulong b = bicl_divmod(t, S, &s);                                                       \
             uint g = (uint)g_, h0 = (uint)hb_ * hpu;                                               \
             uint h1 = h0 + min(hpu, hq + hk - h0);                                                 \
             int p = pos[pos_off + b * pos_sb + s * pos_ss];                                        \
@@ -240,7 +240,7 @@ kernel void positions_packed(global const int *cu, ulong cu_off, ulong cu_st, ui
                              global const int *start, ulong st_off, ulong st_st, uint has_start,
                              global int *out, ulong out_off, ulong out_st, ulong T, uint ipt)
 {
-    BICL_FOR_UNITS(t, T)
+    BICL_FOR_UNITS(t, T, ipt)
     {
         uint lo = 0, hi = batch; /* find the last b with cu[b] <= t */
         while (lo < hi) {
@@ -269,7 +269,7 @@ kernel void positions_packed(global const int *cu, ulong cu_off, ulong cu_st, ui
                      global int *out, ulong o_off, ulong o_sb, ulong o_ss, ulong B, ulong S,       \
                      uint ipt)                                                                     \
     {                                                                                              \
-        BICL_FOR_UNITS(b, B)                                                                       \
+        BICL_FOR_UNITS(b, B, ipt)                                                                  \
         {                                                                                          \
             long base = has_start ? start[st_off + b * st_st] : 0;                                 \
             long seen = 0;                                                                         \

@@ -1,7 +1,7 @@
 /* abi.c - the public structs that grow between versions (abi.h). */
 #include "abi.h"
 
-#include "internal.h"
+#include "status.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* abi.h - the public structs that grow between versions (bicl_rope_config,
+/* abi.h - layer 1: the public structs that grow between versions (bicl_rope_config,
  * bicl_mrope_config, bicl_rope_hf_options).
  *
  * Each starts with size_t struct_size, the caller's sizeof: the public init and fill
@@ -32,22 +32,5 @@ bool bicl_abi_fits(const void *full, const void *defaults, size_t full_size, siz
  * common prefix, zeros past full_size, struct_size = user_size. Writes nothing when
  * user_size cannot hold struct_size. */
 void bicl_abi_store(void *user, size_t user_size, const void *full, size_t full_size);
-
-/* ---- bicl_rope_config (src/rope.c) */
-#include "bicl/rope.h"
-
-/* bicl_rope_config_init's defaults at this library's size. */
-void bicl_rope_config_defaults(bicl_rope_config *cfg, int head_dim, int rotary_dim);
-/* *full = the caller's cfg at this library's size (bicl_abi_load; NULL refused). */
-bicl_status bicl_rope_config_load(const bicl_rope_config *cfg, bicl_rope_config *full);
-/* Writes *full into the caller's cfg of struct_size bytes (bicl_abi_store), or refuses
- * with BICL_ERR_INVALID_CONFIG when full needs fields past struct_size. */
-bicl_status bicl_rope_config_store(const bicl_rope_config *full, bicl_rope_config *cfg,
-                                   size_t struct_size);
-
-/* ---- bicl_rope_hf_options (src/hfconfig.c) */
-/* *full = the caller's options at this library's size, checked; NULL gives the
- * defaults. BICL_ERR_INVALID_PARAMETER names the field. */
-bicl_status bicl_rope_hf_options_load(const bicl_rope_hf_options *opt, bicl_rope_hf_options *full);
 
 #endif /* BICL_ABI_H */

@@ -2,7 +2,11 @@
  * built once per (op, input dtype, entry dtype) on the host by the reference, cached on
  * the context, and launched with the table kernels of cl/unary.cl and cl/glu.cl. The ops
  * (src/pointwise.c) decide when a table applies (the registry's table column). */
-#include "internal.h"
+#include "tables.h"
+#include "launch.h"
+#include "context_state.h"
+#include "ops.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +130,7 @@ static bicl_status table_get(bicl_context *ctx, const bicl_table_key *k, cl_mem 
         t->mem = mem;
         t->next = ctx->tables;
         ctx->tables = t;
+        ctx->tables_free = bicl_tables_free;
         *out = mem;
         t = NULL;
         mem = NULL;

@@ -1,5 +1,9 @@
 /* cast.c - bicl_cast: f32, f16 and bf16 to each other over strided views. */
-#include "internal.h"
+#include "cast.h"
+#include "launch.h"
+#include "program.h"
+#include "tensor.h"
+#include "status.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,14 @@
 /* context.c - context creation over engine-owned OpenCL objects, device selection by
  * spec, the numerics fingerprint. */
-#include "internal.h"
+#include "context.h"
+#include "selftest.h"
+#include "program.h"
+#include "context_state.h"
+#include "device.h"
+#include "options.h"
+#include "profile.h"
+#include "sources.h"
+#include "status.h"
 
 #include "bicl_math_version.h"
 
@@ -222,13 +230,38 @@ bicl_status bicl_context_create_default(const char *device_spec, const bicl_opti
     return st;
 }
 
+/* Creating a context is the whole check: what the device advertises, then the
+ * self-test (here, not in device.c, which is below the context). */
+bicl_status bicl_device_check(cl_device_id device, char *why, size_t why_size)
+{
+    bicl_clear_error();
+    if (why && why_size)
+        why[0] = '\0';
+    if (!device)
+        return bicl_fail(BICL_ERR_INVALID_HANDLE, "device is NULL");
+    cl_int err = CL_SUCCESS;
+    cl_context c = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return bicl_fail_cl(err, "clCreateContext");
+    bicl_context *ctx = NULL;
+    bicl_status st = bicl_context_create(c, device, NULL, &ctx);
+    clReleaseContext(c);
+    if (why && why_size && st == BICL_SUCCESS)
+        bicl_context_verdict(ctx, why, why_size);
+    else if (why && why_size)
+        snprintf(why, why_size, "%s", bicl_last_error(NULL));
+    bicl_context_free(ctx);
+    return st;
+}
+
 void bicl_context_free(bicl_context *ctx)
 {
     if (!ctx)
         return;
     bicl_kernel_pools_free(ctx);
     bicl_programs_free(ctx);
-    bicl_tables_free(ctx);
+    if (ctx->tables_free) /* act_tables.c, a higher layer, set it with its first table */
+        ctx->tables_free(ctx);
     pthread_mutex_destroy(&ctx->lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->cl_ctx);

@@ -1,6 +1,7 @@
 /* device.c - device capabilities, suitability (design rule 3: what a device advertises
  * here, what it proves in src/selftest.c) and device specs. */
-#include "internal.h"
+#include "device.h"
+#include "status.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -160,28 +161,6 @@ bicl_status bicl_device_suitability(const bicl_device_info *info, char *why, siz
         if (!(info->caps & required_caps[i].cap) && (required_caps[i].cap & BICL_CAPS_PROVABLE))
             why_append(why, n, &used, provable++ ? "" : "it must prove ", required_caps[i].missing);
     return BICL_SUCCESS;
-}
-
-bicl_status bicl_device_check(cl_device_id device, char *why, size_t why_size)
-{
-    bicl_clear_error();
-    if (why && why_size)
-        why[0] = '\0';
-    if (!device)
-        return bicl_fail(BICL_ERR_INVALID_HANDLE, "device is NULL");
-    cl_int err = CL_SUCCESS;
-    cl_context c = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-        return bicl_fail_cl(err, "clCreateContext");
-    bicl_context *ctx = NULL;
-    bicl_status st = bicl_context_create(c, device, NULL, &ctx);
-    clReleaseContext(c);
-    if (why && why_size && st == BICL_SUCCESS)
-        bicl_context_verdict(ctx, why, why_size);
-    else if (why && why_size)
-        snprintf(why, why_size, "%s", bicl_last_error(NULL));
-    bicl_context_free(ctx);
-    return st;
 }
 
 /* ------------------------------------------------------------ device specs */

@@ -1,13 +1,16 @@
 /* diskcache.c - the persistent program-binary cache.
  *
- * One file per (fingerprint, family, program source). An entry is trusted only when
+ * One file per key text (program.c composes it: fingerprint, family, build options,
+ * program source); a leaf module that knows nothing of contexts. An entry is trusted only when
  * its magic, format version, full key text, exact length and checksum all match;
  * anything else is reported as rejected and rebuilt by the caller. Entries are
  * written to a unique temp file and renamed into place, so a reader never sees a
  * half-written entry and concurrent writers of the same key do not corrupt it. */
-#include "internal.h"
+#include "diskcache.h"
+#include "status.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +28,6 @@ typedef struct entry_header {
     uint64_t bin_size;
     uint64_t checksum;
 } entry_header;
-
-void bicl_cache_key(const bicl_context *ctx, bicl_family family, const char *source,
-                    size_t source_size, char *key, size_t n)
-{
-    uint64_t src = bicl_fnv1a(BICL_FNV_OFFSET, source, source_size);
-    /* The complete options of this build, not only the fingerprint's (which names the
-     * fixed ones): a binary is reused only for the exact build it came from. */
-    char options[768];
-    bicl_build_options(ctx, options, sizeof options);
-    snprintf(key, n, "%s\nfamily=%s\noptions=%s\nprogram=%016llx\n", ctx->fingerprint,
-             bicl_family_name(family), options, (unsigned long long)src);
-}
 
 void bicl_cache_path(const char *dir, const char *key, char *path, size_t n)
 {

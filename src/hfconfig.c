@@ -4,12 +4,15 @@
  * refuses anything it cannot map exactly (docs/api.md, "RoPE from a config.json",
  * has the rules). Every failure names the HF key in bicl_last_error(). */
 #include "abi.h"
-#include "internal.h"
+#include "rope.h"
+#include "status.h"
 
 #include <cjson/cJSON.h>
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1057,7 +1060,9 @@ void bicl_rope_hf_options_init_sized(bicl_rope_hf_options *opt, size_t struct_si
     bicl_abi_store(opt, struct_size, &full, sizeof full);
 }
 
-bicl_status bicl_rope_hf_options_load(const bicl_rope_hf_options *opt, bicl_rope_hf_options *full)
+/* *full = the caller's options at this library's size (abi.h), checked; NULL gives the
+ * defaults. BICL_ERR_INVALID_PARAMETER names the field. */
+static bicl_status hf_options_load(const bicl_rope_hf_options *opt, bicl_rope_hf_options *full)
 {
     hf_options_defaults(full);
     if (!opt)
@@ -1078,7 +1083,7 @@ static bicl_status open_text(const char *text, const bicl_rope_hf_options *opt, 
                              hf_doc *d)
 {
     bicl_rope_hf_options o;
-    bicl_status st = bicl_rope_hf_options_load(opt, &o);
+    bicl_status st = hf_options_load(opt, &o);
     if (st == BICL_SUCCESS)
         st = parse(text, root);
     if (st == BICL_SUCCESS)
@@ -1098,7 +1103,7 @@ static bicl_status from_hf_json(const char *json_text, const bicl_rope_hf_option
     bicl_status st = open_text(json_text, opt, &root, d);
     bicl_rope_hf_options o;
     if (st == BICL_SUCCESS)
-        st = bicl_rope_hf_options_load(opt, &o);
+        st = hf_options_load(opt, &o);
     const char *lt = st == BICL_SUCCESS ? o.layer_type : NULL;
     if (st == BICL_SUCCESS && lt && !has_type(d, lt))
         st = bicl_fail(BICL_ERR_INVALID_CONFIG,

@@ -1,7 +1,13 @@
 /* launch.c - variant selection and the shared elementwise launcher. Every pointwise
  * op goes through bicl_launch_elementwise, so that the way a kernel is chosen and
  * its arguments are laid out exists once. */
-#include "internal.h"
+#include "launch.h"
+#include "context.h"
+#include "program.h"
+#include "tensor.h"
+#include "context_state.h"
+#include "profile.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,7 +79,8 @@ bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, const char *
     return st;
 }
 
-/* The three kernel shapes of an elementwise op (see cl/bicl_kernel.h). */
+/* The three iteration shapes of an elementwise op; flat and rows run the same kernel
+ * template (see cl/bicl_kernel.h), a flat iteration as one row. */
 typedef enum shape_kind { SHAPE_FLAT, SHAPE_ROWS, SHAPE_STRIDED } shape_kind;
 
 static shape_kind classify(const bicl_iter *it)
@@ -123,10 +130,10 @@ static void put_standard_args(bicl_args *w, const bicl_iter *it, shape_kind kind
 {
     for (int o = 0; o < n_ops; ++o) {
         bicl_arg_view(w, ops[o]);
-        if (kind == SHAPE_ROWS) {
-            cl_ulong row_stride = it->stride[o][0];
+        if (kind != SHAPE_STRIDED) { /* a flat iteration is one row: its stride is unused */
+            cl_ulong row_stride = kind == SHAPE_ROWS ? it->stride[o][0] : 0;
             bicl_arg(w, sizeof row_stride, &row_stride);
-        } else if (kind == SHAPE_STRIDED) {
+        } else {
             /* Dims are right-aligned: the innermost iteration dim is .s3. */
             cl_ulong4 st = {{0, 0, 0, 0}};
             for (int d = 0; d < it->rank; ++d)
@@ -177,12 +184,12 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
     unsigned vw = kind != SHAPE_STRIDED && aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;
-    static const char *const suffix[] = {"flat", "rows", "strided"};
+    /* Flat and rows iterations run the rows kernel (a flat one as one row). */
     char name[96];
     if (kind == SHAPE_STRIDED)
         snprintf(name, sizeof name, "%s_strided", base);
     else
-        snprintf(name, sizeof name, "%s_%s_v%u", base, suffix[kind], vw);
+        snprintf(name, sizeof name, "%s_rows_v%u", base, vw);
     cl_kernel k = NULL;
     bicl_status st = bicl_kernel_acquire(ctx, family, instance, name, &k);
     if (st != BICL_SUCCESS)

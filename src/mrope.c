@@ -4,7 +4,14 @@
  * plan's (src/rope.c); the maps from pair to row and from token layout to ids are
  * cl/bicl_mrope.h, shared with the kernels (cl/mrope.cl). */
 #include "abi.h"
-#include "internal.h"
+#include "rope.h"
+#include "launch.h"
+#include "context.h"
+#include "program.h"
+#include "tensor.h"
+#include "reference.h"
+#include "profile.h"
+#include "status.h"
 
 #include "bicl_mrope.h"
 #include "bicl_rope_rotate.h"
@@ -906,8 +913,13 @@ bicl_status bicl_mrope_config_from_hf_json_sized(const char *json_text,
     bicl_clear_error();
     if (!json_text || !cfg || !m)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_mrope_config_from_hf_json: NULL argument");
+    /* the caller's options at this library's size (abi.h); the 1-D reader checks the
+     * rest of them */
     bicl_rope_hf_options o;
-    bicl_status st = bicl_rope_hf_options_load(opt, &o);
+    bicl_rope_hf_options_init(&o);
+    bicl_status st = opt ? bicl_abi_load(&o, sizeof o, opt, sizeof o, "bicl_rope_hf_options",
+                                         BICL_ERR_INVALID_PARAMETER)
+                         : BICL_SUCCESS;
     if (st == BICL_SUCCESS && o.explicit_style)
         st = bicl_fail(BICL_ERR_INVALID_PARAMETER,
                        "explicit_style: an M-RoPE model type decides its own pair style");

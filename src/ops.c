@@ -2,7 +2,8 @@
  * proof that the public enums (include/bicl/pointwise.h, written out there because they
  * are ABI and documented value by value), the OpenCL op codes (the same header compiled
  * as C) and the registry agree. */
-#include "internal.h"
+#include "ops.h"
+#include "status.h"
 
 #include "bicl_pointwise_ops.h"
 

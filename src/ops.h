@@ -1,6 +1,6 @@
 /* ops.h - the activation registry (cl/bicl_ops.def) as host data: what the library's
  * dispatch, the tests, the harness and the tools read about an op instead of keeping
- * their own lists. Internal (included by internal.h). */
+ * their own lists. Layer 1 of the host library (docs/internals.md). */
 #ifndef BICL_OPS_H
 #define BICL_OPS_H
 

@@ -1,5 +1,7 @@
 /* options.c - the options object and the build-option allow list (design rule 2). */
-#include "internal.h"
+#include "options.h"
+#include "profile.h"
+#include "status.h"
 
 #include <ctype.h>
 #include <stdio.h>

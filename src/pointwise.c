@@ -1,6 +1,15 @@
 /* pointwise.c - the pointwise ops: validation (design rule 5) and dispatch to the
  * elementwise launcher. Each op checks everything before anything is enqueued. */
-#include "internal.h"
+#include "cast.h"
+#include "tables.h"
+#include "launch.h"
+#include "context.h"
+#include "program.h"
+#include "tensor.h"
+#include "context_state.h"
+#include "reference.h"
+#include "ops.h"
+#include "status.h"
 
 #include <math.h>
 #include <stdio.h>

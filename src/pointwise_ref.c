@@ -1,6 +1,8 @@
 /* pointwise_ref.c - host reference of the pointwise ops: the formulas of
  * cl/bicl_pointwise_ops.h compiled as C, over contiguous host arrays. */
-#include "internal.h"
+#include "reference.h"
+#include "ops.h"
+#include "status.h"
 
 #include "bicl_pointwise_ops.h"
 

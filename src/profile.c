@@ -1,6 +1,7 @@
 /* profile.c - platform profiles: the default kernel variant per vendor. The tables
  * live in platforms/<vendor>/profile.h. A profile changes speed, never bits. */
-#include "internal.h"
+#include "profile.h"
+#include "status.h"
 
 #include <string.h>
 

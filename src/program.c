@@ -1,6 +1,11 @@
 /* program.c - programs built with the library's fixed options (design rule 2), the
  * per-context memory cache, the disk cache path and the kernel pools. */
-#include "internal.h"
+#include "program.h"
+#include "context_state.h"
+#include "diskcache.h"
+#include "options.h"
+#include "sources.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,14 @@ void bicl_build_options(const bicl_context *ctx, char *out, size_t n)
         snprintf(out, n, "%s %s", BICL_FIXED_BUILD_OPTIONS, ctx->opts.build_options);
     else
         snprintf(out, n, "%s", BICL_FIXED_BUILD_OPTIONS);
+}
+
+void bicl_program_cache_key(const bicl_context *ctx, bicl_family family, const char *options,
+                            const char *source, size_t source_size, char *key, size_t n)
+{
+    uint64_t src = bicl_fnv1a(BICL_FNV_OFFSET, source, source_size);
+    snprintf(key, n, "%s\nfamily=%s\noptions=%s\nprogram=%016llx\n", ctx->fingerprint,
+             bicl_family_name(family), options, (unsigned long long)src);
 }
 
 bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, const char *instance,
@@ -138,7 +151,7 @@ bicl_status bicl_program_build(bicl_context *ctx, bicl_family family, const char
     char key[4096];
     key[0] = '\0';
     if (ctx->cache_dir[0]) {
-        bicl_cache_key(ctx, family, text, size, key, sizeof key);
+        bicl_program_cache_key(ctx, family, options, text, size, key, sizeof key);
         unsigned char *bin = NULL;
         size_t bin_size = 0;
         int r = bicl_cache_load(ctx->cache_dir, key, &bin, &bin_size);

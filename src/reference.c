@@ -1,6 +1,7 @@
 /* reference.c - the host reference: the math headers of cl/ compiled as C (with
  * -ffp-contract=off, no fast-math), applied to contiguous host arrays. */
-#include "internal.h"
+#include "reference.h"
+#include "status.h"
 
 #include "bicl_convert.h"
 

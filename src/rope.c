@@ -2,7 +2,15 @@
  * cl/bicl_rope_math.h), bicl_rope_apply, the position-id builders and their host
  * references. */
 #include "abi.h"
-#include "internal.h"
+#include "rope.h"
+#include "launch.h"
+#include "context.h"
+#include "program.h"
+#include "tensor.h"
+#include "context_state.h"
+#include "reference.h"
+#include "profile.h"
+#include "status.h"
 
 #include "bicl_rope_math.h"
 #include "bicl_rope_rotate.h"

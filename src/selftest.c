@@ -7,7 +7,11 @@
  * the math is refused, with the first failing operation named, before it can return
  * a wrong bit. Results are kept per process, keyed by the fingerprint, so the test
  * runs once per device, driver and build options. */
-#include "internal.h"
+#include "selftest.h"
+#include "program.h"
+#include "context_state.h"
+#include "device.h"
+#include "status.h"
 
 #include "bicl_selftest.h"
 

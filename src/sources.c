@@ -1,5 +1,6 @@
 /* sources.c - lookup and hash of the embedded kernel sources. */
-#include "internal.h"
+#include "sources.h"
+#include "status.h"
 
 #include <string.h>
 

@@ -1,7 +1,8 @@
 /* status.c - status strings, the per-thread last-error detail, OpenCL error names. */
 #define BICL_STATUS_C /* defines bicl_fail: no analyzer macro here */
-#include "internal.h"
+#include "status.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 /* One detail buffer per thread: several threads may share a context, and each must

@@ -1,6 +1,8 @@
 /* tensor.c - host-side validation of views, queues and wait lists (design rule 5),
  * aliasing checks, and the iteration space of an elementwise op. */
-#include "internal.h"
+#include "tensor.h"
+#include "context_state.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -204,22 +204,3 @@ void test_assert_bits_equal(const void *a, const void *b, size_t n_elems, size_t
         }
     }
 }
-
-char *test_read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        text = malloc((size_t)n + 1);
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[n] = '\0';
-    fclose(f);
-    return text;
-}

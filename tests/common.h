@@ -10,12 +10,11 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "models.h" /* harness/: the models, harness_read_text */
 
 /* $BICL_TEST_FILTER, when set, runs only the tests whose name matches it (CMocka's
  * pattern: * and ?); the oclgrind entries pick small tests this way. */
 void test_filter_from_env(void);
-/* The whole file at path as a NUL-terminated string (the caller frees it), or NULL. */
-char *test_read_text(const char *path);
 
 /* The device tests run on: $BICL_TEST_DEVICE, else $BICL_DEVICE, else "pocl". */
 const char *test_device_spec(void);

@@ -26,6 +26,13 @@ quiet() {
 rm -rf "$work"
 mkdir -p "$work"
 quiet "$work/install.log" "$cmake" --install "$build" --prefix "$prefix"
+# The installed tools are the three for users (the developer tools are not installed),
+# and bicl-check works from the install tree alone: the harness and its models are
+# linked in, no file of the source tree is read (run from the scratch dir).
+tools=$(ls "$prefix/bin" | tr '\n' ' ')
+[ "$tools" = "bicl-bench bicl-check bicl-info " ] || { echo "installed tools: $tools"; exit 1; }
+(cd "$work" && quiet "$work/check.log" "$prefix/bin/bicl-check" --golden "$work/golden.txt" --op silu)
+grep -q '^silu f32->f32 prefill ' "$work/golden.txt" || { cat "$work/golden.txt"; exit 1; }
 # The programs must never see the source or build tree: copy them out first.
 cp -r "$src/docs/examples" "$work/examples"
 cp -r "$src/tests/engine" "$work/engine"

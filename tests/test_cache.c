@@ -78,6 +78,16 @@ static bicl_cache_stats run_once(test_env *env, const char *dir)
     return s;
 }
 
+/* The disk-cache key of a program on c, with c's complete build options (as
+ * program.c composes it). */
+static void cache_key(bicl_context *c, bicl_family family, const char *text, size_t size, char *key,
+                      size_t n)
+{
+    char options[768];
+    bicl_build_options(c, options, sizeof options);
+    bicl_program_cache_key(c, family, options, text, size, key, n);
+}
+
 /* The one entry file of the cast program in dir. */
 static void entry_path(test_env *env, const char *dir, char *path, size_t n)
 {
@@ -87,7 +97,7 @@ static void entry_path(test_env *env, const char *dir, char *path, size_t n)
     assert_int_equal(bicl_program_source(c, BICL_FAMILY_CAST, "CAST_PAIR(f32, bf16)", &text, &size),
                      BICL_SUCCESS);
     char key[4096];
-    bicl_cache_key(c, BICL_FAMILY_CAST, text, size, key, sizeof key);
+    cache_key(c, BICL_FAMILY_CAST, text, size, key, sizeof key);
     bicl_cache_path(dir, key, path, n);
     free(text);
     bicl_context_free(c);
@@ -116,13 +126,13 @@ static void the_self_test_program_is_cached(void **state)
     assert_int_equal(bicl_program_source(c, BICL_FAMILY_SELFTEST, NULL, &text, &size),
                      BICL_SUCCESS);
     char key[4096], other[4096];
-    bicl_cache_key(c, BICL_FAMILY_SELFTEST, text, size, key, sizeof key);
+    cache_key(c, BICL_FAMILY_SELFTEST, text, size, key, sizeof key);
     /* The key holds the complete build options: another build's binary is never reused
      * (test_core's unsafe-option runs change only these). */
     char saved[sizeof c->opts.build_options];
     memcpy(saved, c->opts.build_options, sizeof saved);
     snprintf(c->opts.build_options, sizeof c->opts.build_options, "-cl-fast-relaxed-math");
-    bicl_cache_key(c, BICL_FAMILY_SELFTEST, text, size, other, sizeof other);
+    cache_key(c, BICL_FAMILY_SELFTEST, text, size, other, sizeof other);
     memcpy(c->opts.build_options, saved, sizeof saved);
     assert_string_not_equal(key, other);
     free(text);
@@ -228,7 +238,7 @@ static void driver_refused_binary_is_rebuilt(void **state)
     assert_int_equal(bicl_program_source(c, BICL_FAMILY_CAST, "CAST_PAIR(f32, bf16)", &text, &size),
                      BICL_SUCCESS);
     char key[4096];
-    bicl_cache_key(c, BICL_FAMILY_CAST, text, size, key, sizeof key);
+    cache_key(c, BICL_FAMILY_CAST, text, size, key, sizeof key);
     free(text);
     bicl_context_free(c);
     unsigned char garbage[4096];

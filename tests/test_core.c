@@ -345,7 +345,7 @@ static void variants_are_validated(void **state)
     assert_int_equal(bicl_context_set_variant(NULL, NULL), BICL_ERR_NULL_POINTER);
 }
 
-/* One op of each launch class (src/internal.h: all inputs 32-bit, a 16-bit input with a
+/* One op of each launch class (src/profile.h: all inputs 32-bit, a 16-bit input with a
  * 32-bit operand, all 16-bit), so that every variant of a profile runs. */
 static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
                                 const bicl_tensor *f32, const bicl_tensor *bf16,

@@ -99,6 +99,16 @@ static cl_mem raw_view(raw_call *r, const void *host, size_t bytes)
     return m;
 }
 
+/* The same followed by a zero row stride: one operand of an elementwise kernel run as
+ * one row (its flat case). */
+static cl_mem raw_row_view(raw_call *r, const void *host, size_t bytes)
+{
+    cl_mem m = raw_view(r, host, bytes);
+    cl_ulong zero = 0;
+    raw_arg(r, sizeof zero, &zero);
+    return m;
+}
+
 static void raw_run(raw_call *r, size_t global)
 {
     assert_int_equal(
@@ -119,16 +129,16 @@ static void raw_end(raw_call *r)
     clReleaseKernel(r->k);
 }
 
-/* Runs the flat v1 kernel `name` of the unary template over x (cap 30); false if the
- * build fails. */
+/* Runs the rows v1 kernel `name` of the unary template over x as one row (cap 30);
+ * false if the build fails. */
 static bool run_raw_unary(test_env *env, const char *text, const char *options, const char *name,
                           const float *x, float *y, size_t n)
 {
     raw_call r;
     if (!raw_begin(&r, env, text, options, name))
         return false;
-    raw_view(&r, x, n * 4);
-    cl_mem by = raw_view(&r, NULL, n * 4);
+    raw_row_view(&r, x, n * 4);
+    cl_mem by = raw_row_view(&r, NULL, n * 4);
     cl_ulong nn = n;
     cl_uint ipt = 1;
     float cap = 30.0f;
@@ -183,10 +193,10 @@ static void run_raw_axpby(test_env *env, const char *text, const char *options, 
                           const float *b, float *y, size_t n)
 {
     raw_call r;
-    assert_true(raw_begin(&r, env, text, options, "binary_f32_f32_f32_flat_v1"));
-    raw_view(&r, a, n * 4);
-    raw_view(&r, b, n * 4);
-    cl_mem by = raw_view(&r, NULL, n * 4);
+    assert_true(raw_begin(&r, env, text, options, "binary_f32_f32_f32_rows_v1"));
+    raw_row_view(&r, a, n * 4);
+    raw_row_view(&r, b, n * 4);
+    cl_mem by = raw_row_view(&r, NULL, n * 4);
     cl_ulong nn = n;
     cl_uint ipt = 1;
     cl_int op = 3; /* axpby */
@@ -297,7 +307,7 @@ static void drift_unsafe_build_options(void **state)
     for (int i = 0; i < 2; ++i) {
         char o[256];
         snprintf(o, sizeof o, "%s %s", BICL_FIXED_BUILD_OPTIONS, opts[i]);
-        assert_true(run_raw_unary(env, src, o, "unary_tanh_op_f32_f32_flat_v1", x, unsafe, N_IN));
+        assert_true(run_raw_unary(env, src, o, "unary_tanh_op_f32_f32_rows_v1", x, unsafe, N_IN));
         size_t d = count_differences(safe, unsafe, N_IN, 4);
         total += d;
         print_message("drift 2, %s: %s%zu of %d tanh results differ; bicl refuses the option\n",

@@ -594,6 +594,33 @@ static void json_strings_are_escaped(void **state)
     harness_report_free(&rep);
 }
 
+/* The compiled-in models and workload (harness/models.c) are those of
+ * tests/data/models.json, read by the harness's one reader of it. */
+static void models_json_matches_the_compiled_table(void **state)
+{
+    (void)state;
+    harness_model ms[HARNESS_N_MODELS + 1];
+    harness_workload w;
+    char err[256] = "";
+    int n = harness_models_read(BICL_TEST_DATA_DIR "/models.json", ms, HARNESS_N_MODELS + 1, &w,
+                                err, sizeof err);
+    if (n < 0)
+        fail_msg("%s", err);
+    assert_int_equal(n, HARNESS_N_MODELS);
+    for (int m = 0; m < n; ++m)
+        if (memcmp(&ms[m], &harness_models[m], sizeof ms[m]) != 0)
+            fail_msg("model %d (%s) differs from models.json's %s", m, harness_models[m].name,
+                     ms[m].name);
+    assert_memory_equal(&w, &harness_standard_workload, sizeof w);
+    /* a missing file and a bad key are reported, not guessed */
+    assert_int_equal(
+        harness_models_read(BICL_TEST_DATA_DIR "/none.json", ms, 1, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "none.json"));
+    assert_int_equal(
+        harness_models_read(BICL_TEST_DATA_DIR "/models.json", ms, 1, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "more than 1 models"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -605,6 +632,7 @@ int main(void)
         cmocka_unit_test(write_outside_the_view_is_caught),
         cmocka_unit_test(layouts_are_the_standard_workload),
         cmocka_unit_test(golden_verify_detects_changes),
+        cmocka_unit_test(models_json_matches_the_compiled_table),
     };
     return cmocka_run_group_tests_name("harness", tests, test_env_setup, test_env_teardown);
 }

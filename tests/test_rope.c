@@ -181,9 +181,10 @@ static void rope_matches_reference_every_model(void **state)
 {
     test_env *env = *state;
     static const bicl_dtype dts[3] = {BICL_F32, BICL_F16, BICL_BF16};
-    for (size_t m = 0; m < N_TEST_MODELS; ++m)
+    for (size_t m = 0; m < HARNESS_N_MODELS; ++m)
         for (int mode = 0; mode < 2; ++mode) {
-            bicl_rope_config c = test_model_config(&test_models[m], (bicl_rope_angle_mode)mode);
+            bicl_rope_config c =
+                harness_model_config(&harness_models[m], (bicl_rope_angle_mode)mode);
             bicl_rope_plan *plan = NULL;
             assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
             for (int a = 0; a < 3; ++a)
@@ -193,8 +194,8 @@ static void rope_matches_reference_every_model(void **state)
                                  m * 100 + (size_t)(a * 3 + b));
                     fill_positions(p.pos, p.T);
                     char what[128];
-                    snprintf(what, sizeof what, "%s mode %d %s->%s", test_models[m].name, mode,
-                             bicl_dtype_name(dts[a]), bicl_dtype_name(dts[b]));
+                    snprintf(what, sizeof what, "%.47s mode %d %s->%s", harness_models[m].name,
+                             mode, bicl_dtype_name(dts[a]), bicl_dtype_name(dts[b]));
                     run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, what);
                     if (a == b)
                         run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, what);
@@ -208,16 +209,16 @@ static void rope_matches_reference_every_model(void **state)
 static void table_equals_inline(void **state)
 {
     test_env *env = *state;
-    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
-        bicl_rope_config c = test_model_config(&test_models[m], BICL_ROPE_ANGLE_EXACT);
+    for (size_t m = 0; m < HARNESS_N_MODELS; ++m) {
+        bicl_rope_config c = harness_model_config(&harness_models[m], BICL_ROPE_ANGLE_EXACT);
         bicl_rope_plan *plan = NULL;
         assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 4500, 0, &plan), BICL_SUCCESS);
         rope_problem p;
         problem_init(&p, 64, 3, 1, (size_t)c.head_dim, BICL_BF16, BICL_BF16, m);
         for (size_t t = 0; t < p.T; ++t)
             p.pos[t] = (int32_t)(t < 4 ? 4499 - t : t * 67);
-        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, test_models[m].name);
-        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, test_models[m].name);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, harness_models[m].name);
+        run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 0, harness_models[m].name);
         problem_free(&p);
         bicl_rope_plan_free(plan);
     }
@@ -246,8 +247,8 @@ static void table_equals_inline(void **state)
 static void layouts_and_in_place(void **state)
 {
     test_env *env = *state;
-    const test_model *m = &test_models[1]; /* llama3 */
-    bicl_rope_config c = test_model_config(m, BICL_ROPE_ANGLE_EXACT);
+    const harness_model *m = &harness_models[1]; /* llama3 */
+    bicl_rope_config c = harness_model_config(m, BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
     /* the automatic source: inline with fp64, else a table (positions up to 204) */
     int table = bicl_context_has_fp64(env->ctx) ? 0 : 256;
@@ -346,8 +347,8 @@ static void variants_give_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const bicl_variant vs[] = {{1, 1, 0}, {1, 3, 0}, {4, 1, 64}, {8, 2, 32}, {1, 7, 128}};
-    for (size_t m = 3; m < N_TEST_MODELS; ++m) {
-        bicl_rope_config c = test_model_config(&test_models[m], BICL_ROPE_ANGLE_EXACT);
+    for (size_t m = 3; m < HARNESS_N_MODELS; ++m) {
+        bicl_rope_config c = harness_model_config(&harness_models[m], BICL_ROPE_ANGLE_EXACT);
         bicl_rope_plan *plan = NULL;
         assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 2048, 0, &plan), BICL_SUCCESS);
         rope_problem p;
@@ -356,8 +357,8 @@ static void variants_give_the_same_bits(void **state)
             p.pos[t] = (int32_t)(t * 89);
         for (size_t v = 0; v < sizeof vs / sizeof vs[0]; ++v) {
             assert_int_equal(bicl_context_set_variant(env->ctx, &vs[v]), BICL_SUCCESS);
-            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, test_models[m].name);
-            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, test_models[m].name);
+            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_TABLE, 0, harness_models[m].name);
+            run_and_compare(env, &p, plan, BICL_ROPE_SOURCE_INLINE, 1, harness_models[m].name);
         }
         assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
         problem_free(&p);
@@ -371,7 +372,7 @@ static void out_of_range_positions_are_reported(void **state)
 {
     test_env *env = *state;
     bicl_rope_config c =
-        test_model_config(&test_models[4], BICL_ROPE_ANGLE_EXACT); /* partial rotary */
+        harness_model_config(&harness_models[4], BICL_ROPE_ANGLE_EXACT); /* partial rotary */
     bicl_rope_plan *plan = NULL;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 100, 1000, &plan), BICL_SUCCESS);
     rope_problem p;
@@ -511,8 +512,8 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
     mpfr_t a, r;
     mpfr_inits2(256, a, r, (mpfr_ptr)0);
     uint64_t seed = 42;
-    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
-        bicl_rope_config c = test_model_config(&test_models[m], BICL_ROPE_ANGLE_EXACT);
+    for (size_t m = 0; m < HARNESS_N_MODELS; ++m) {
+        bicl_rope_config c = harness_model_config(&harness_models[m], BICL_ROPE_ANGLE_EXACT);
         bicl_rope_plan *plan = NULL;
         assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
         double inv[128], attn = 0;
@@ -534,8 +535,9 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
                 float want = mpfr_get_flt(r, MPFR_RNDN);
                 float got = which ? sn : cs;
                 if (memcmp(&want, &got, 4) != 0)
-                    fail_msg("%s pos %d i %d %s: %.9g, correctly rounded %.9g", test_models[m].name,
-                             pos, i, which ? "sin" : "cos", (double)got, (double)want);
+                    fail_msg("%s pos %d i %d %s: %.9g, correctly rounded %.9g",
+                             harness_models[m].name, pos, i, which ? "sin" : "cos", (double)got,
+                             (double)want);
             }
         }
         bicl_rope_plan_free(plan);
@@ -548,7 +550,7 @@ static void exact_cos_sin_are_correctly_rounded(void **state)
 static void frequencies_follow_the_formulas(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config c = test_model_config(&test_models[0], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_config c = harness_model_config(&harness_models[0], BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
     double inv[64], attn;
@@ -570,7 +572,7 @@ static void frequencies_follow_the_formulas(void **state)
     mpfr_clear(x);
     bicl_rope_plan_free(plan);
     double base[64], scaled[64];
-    c = test_model_config(&test_models[1], BICL_ROPE_ANGLE_EXACT);
+    c = harness_model_config(&harness_models[1], BICL_ROPE_ANGLE_EXACT);
     bicl_rope_config plain = c;
     plain.type = BICL_ROPE_DEFAULT;
     assert_int_equal(bicl_rope_plan_create(env->ctx, &plain, 0, 0, &plan), BICL_SUCCESS);
@@ -582,7 +584,7 @@ static void frequencies_follow_the_formulas(void **state)
     assert_true(scaled[0] == base[0]);         /* wavelength 2pi: high frequency, kept */
     assert_true(scaled[63] == base[63] / 8.0); /* longest wavelengths: divided by 8 */
     /* gpt-oss YaRN: attention scaling 0.1 ln(32) + 1 */
-    c = test_model_config(&test_models[2], BICL_ROPE_ANGLE_EXACT);
+    c = harness_model_config(&harness_models[2], BICL_ROPE_ANGLE_EXACT);
     assert_int_equal(bicl_rope_plan_create(env->ctx, &c, 0, 0, &plan), BICL_SUCCESS);
     bicl_rope_plan_inv_freq(plan, NULL, 0, &attn);
     assert_true(fabs(attn - (0.1 * log(32.0) + 1.0)) < 1e-15);
@@ -592,7 +594,7 @@ static void frequencies_follow_the_formulas(void **state)
 static void invalid_configs_are_refused(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config base = test_model_config(&test_models[2], BICL_ROPE_ANGLE_EXACT), c;
+    bicl_rope_config base = harness_model_config(&harness_models[2], BICL_ROPE_ANGLE_EXACT), c;
     bicl_rope_plan *plan = NULL;
 #define BAD(stmt, field)                                                                           \
     do {                                                                                           \
@@ -628,7 +630,7 @@ static void invalid_configs_are_refused(void **state)
 static void invalid_applies_write_nothing(void **state)
 {
     test_env *env = *state;
-    bicl_rope_config c = test_model_config(&test_models[0], BICL_ROPE_ANGLE_EXACT);
+    bicl_rope_config c = harness_model_config(&harness_models[0], BICL_ROPE_ANGLE_EXACT);
     /* the automatic source of `plan` runs (inline with fp64, else its table); `bare` has
      * no table */
     bicl_rope_plan *plan = NULL, *bare = NULL;

@@ -30,7 +30,7 @@ static cJSON *reference;
 
 static int setup(void **state)
 {
-    char *text = test_read_text(BICL_TEST_DATA_DIR "/conformance/rope_reference.json");
+    char *text = harness_read_text(BICL_TEST_DATA_DIR "/conformance/rope_reference.json");
     if (!text)
         return -1;
     reference = cJSON_Parse(text);

@@ -1,6 +1,6 @@
 /* NVIDIA (H200): 16-byte accesses per work-item reach the copy bandwidth, one float per
  * work-item reached 57% of it (../shared/gpu.md). Variants per launch class (src/
- * internal.h), from `bicl-bench --device nvidia --variants` on the H200 rig, 1 GiB,
+ * profile.h), from `bicl-bench --device nvidia --variants` on the H200 rig, 1 GiB,
  * 2026-12-03 (GB/s, docs/performance.md): with a 32-bit operand 4-wide (4/4/256: f32
  * add 4326, bf16 -> f32 cast 4012 against 2762 at 8/4/256, residual add 4134 against
  * 3639); all 16-bit 8-wide (8/4/256: bf16 add 4286 against 4155, bf16 scale 3978 against

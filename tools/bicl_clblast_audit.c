@@ -25,6 +25,7 @@
  * tile override last. docs/audit-clblast.md has the method and the results. */
 #define _GNU_SOURCE /* dladdr: which libclblast was loaded */
 #include "bicl/bicl.h"
+#include "tool_common.h"
 
 #include <clblast_c.h>
 
@@ -162,25 +163,6 @@ static size_t first_diff(const float *a, const float *b, size_t n)
         if (bits_of(a[i]) != bits_of(b[i]))
             return i;
     return n;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static const char *clblast_status_name(CLBlastStatusCode s)
@@ -958,12 +940,12 @@ static int time_calls(const audit *a, const gemm_plan *p, const gemm_data *g, ti
 {
     for (size_t r = 0; r <= per_round; ++r) {
         clFinish(a->queue);
-        double t0 = now_s();
+        double t0 = tool_now_s();
         if (gemm_call(a, p, g, &trans_cases[1], t->m, 0, 0) != CLBlastSuccess)
             return -1;
         clFinish(a->queue);
         if (r > 0 && t->n_samples[slot] < COUNT(t->samples[slot]))
-            t->samples[slot][t->n_samples[slot]++] = (now_s() - t0) * 1e3;
+            t->samples[slot][t->n_samples[slot]++] = (tool_now_s() - t0) * 1e3;
     }
     return 0;
 }
@@ -1003,7 +985,7 @@ static void timing_summarise(timing_plan *tp)
         for (size_t c = 0; c < N_TIMED; ++c) {
             if (!t->n_samples[c])
                 continue;
-            t->ms[c] = median(t->samples[c], t->n_samples[c]); /* sorts */
+            t->ms[c] = tool_median(t->samples[c], t->n_samples[c]); /* sorts */
             t->min_ms[c] = t->samples[c][0];
         }
         /* pin-direct-tiles ran after the tile override, beside a second pin-indirect:

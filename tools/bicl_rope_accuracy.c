@@ -1,8 +1,7 @@
 /* bicl_rope_accuracy - measures bicl's binary64 math and RoPE cos/sin against MPFR.
  *
- * Build (host only; MPFR and GMP are needed only by this tool):
- *   gcc -std=c11 -O2 -Wall -Wextra -Werror -Wconversion -ffp-contract=off -Icl \
- *       src/tools/bicl_rope_accuracy.c -o bicl_rope_accuracy -lmpfr -lgmp -lm
+ * Built by CMake as bicl-rope-accuracy (a developer tool: not installed); it links the
+ * harness (harness/) for models.json and the rounding to f32.
  * Run:
  *   ./bicl_rope_accuracy [--models shared/models.json] [--sweep N] [--beyond N]
  *                        [--samples N] [--seed S] [--quick]
@@ -27,10 +26,10 @@
  * worse than 0.5 + 2^-10 float ulp against its reference, sincos relative error
  * above 2^-50, or exp/log/pow above 1 double ulp. */
 #include "bicl_rope_math.h"
+#include "harness.h"
 
 #include <mpfr.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,11 +142,10 @@ static double rel_err(double got, mpfr_srcptr ref)
     double r = mpfr_get_d(t_c, MPFR_RNDN);
     return r < 0 ? -r : r;
 }
-/* 1 when f is not the correctly rounded float of ref */
+/* 1 when f is not the correctly rounded float of ref (the harness's rounding) */
 static int misrounded_f32(float f, mpfr_srcptr ref)
 {
-    float cr = mpfr_get_flt(ref, MPFR_RNDN);
-    return bicl_f32_as_u32(cr) != bicl_f32_as_u32(f);
+    return harness_round_to_bits(BICL_F32, ref) != bicl_f32_as_u32(f);
 }
 static int misrounded_f64(double d, mpfr_srcptr ref)
 {
@@ -354,180 +352,6 @@ static void report_elementary(long samples)
     printf("\n");
 }
 
-/* ============================================================ models.json */
-/* A minimal JSON reader: enough for shared/models.json (objects, arrays, strings
- * without escapes beyond \" and \\, numbers, true/false/null). */
-typedef enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } jtype;
-typedef struct jnode {
-    jtype type;
-    double num;
-    char *str;           /* J_STR value */
-    char *key;           /* member name inside an object */
-    struct jnode *child; /* first element / member */
-    struct jnode *next;  /* next sibling */
-} jnode;
-
-typedef struct {
-    const char *p;
-    int err;
-} jparser;
-
-static void j_ws(jparser *jp)
-{
-    while (*jp->p == ' ' || *jp->p == '\n' || *jp->p == '\r' || *jp->p == '\t') {
-        jp->p++;
-    }
-}
-
-static char *j_string(jparser *jp)
-{
-    if (*jp->p != '"') {
-        jp->err = 1;
-        return NULL;
-    }
-    const char *start = ++jp->p;
-    while (*jp->p && *jp->p != '"') {
-        if (*jp->p == '\\' && jp->p[1]) {
-            jp->p++;
-        }
-        jp->p++;
-    }
-    if (*jp->p != '"') {
-        jp->err = 1;
-        return NULL;
-    }
-    size_t n = (size_t)(jp->p - start);
-    char *s = malloc(n + 1);
-    memcpy(s, start, n);
-    s[n] = 0;
-    jp->p++;
-    return s;
-}
-
-static jnode *j_value(jparser *jp);
-
-static jnode *j_container(jparser *jp, jtype type, char close)
-{
-    jnode *n = calloc(1, sizeof *n);
-    n->type = type;
-    jnode **tail = &n->child;
-    jp->p++;
-    j_ws(jp);
-    if (*jp->p == close) {
-        jp->p++;
-        return n;
-    }
-    while (!jp->err) {
-        char *key = NULL;
-        j_ws(jp);
-        if (type == J_OBJ) {
-            key = j_string(jp);
-            j_ws(jp);
-            if (*jp->p != ':') {
-                jp->err = 1;
-                free(key);
-                break;
-            }
-            jp->p++;
-        }
-        jnode *v = j_value(jp);
-        if (v == NULL) {
-            free(key);
-            break;
-        }
-        v->key = key;
-        *tail = v;
-        tail = &v->next;
-        j_ws(jp);
-        if (*jp->p == ',') {
-            jp->p++;
-        } else if (*jp->p == close) {
-            jp->p++;
-            break;
-        } else {
-            jp->err = 1;
-        }
-    }
-    return n;
-}
-
-static jnode *j_value(jparser *jp)
-{
-    j_ws(jp);
-    char ch = *jp->p;
-    if (ch == '{') {
-        return j_container(jp, J_OBJ, '}');
-    }
-    if (ch == '[') {
-        return j_container(jp, J_ARR, ']');
-    }
-    jnode *n = calloc(1, sizeof *n);
-    if (ch == '"') {
-        n->type = J_STR;
-        n->str = j_string(jp);
-    } else if (strncmp(jp->p, "true", 4) == 0 || strncmp(jp->p, "false", 5) == 0) {
-        n->type = J_BOOL;
-        n->num = ch == 't' ? 1.0 : 0.0;
-        jp->p += ch == 't' ? 4 : 5;
-    } else if (strncmp(jp->p, "null", 4) == 0) {
-        n->type = J_NULL;
-        jp->p += 4;
-    } else {
-        char *end;
-        errno = 0;
-        n->num = strtod(jp->p, &end);
-        if (end == jp->p || errno != 0) {
-            jp->err = 1;
-            free(n);
-            return NULL;
-        }
-        n->type = J_NUM;
-        jp->p = end;
-    }
-    return n;
-}
-
-static const jnode *j_get(const jnode *obj, const char *key)
-{
-    if (obj == NULL || obj->type != J_OBJ) {
-        return NULL;
-    }
-    for (const jnode *c = obj->child; c; c = c->next) {
-        if (c->key && strcmp(c->key, key) == 0) {
-            return c;
-        }
-    }
-    return NULL;
-}
-static double j_num(const jnode *obj, const char *key, double dflt)
-{
-    const jnode *n = j_get(obj, key);
-    return n && (n->type == J_NUM || n->type == J_BOOL) ? n->num : dflt;
-}
-
-static jnode *j_load(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
-    fclose(f);
-    jparser jp = {buf, 0};
-    jnode *root = j_value(&jp);
-    if (jp.err) {
-        fprintf(stderr, "%s: JSON parse error near offset %ld\n", path, (long)(jp.p - buf));
-        exit(2);
-    }
-    free(buf);
-    return root;
-}
-
 /* ================================================================ models */
 #define MAX_MODELS 16
 #define MAX_HALF   256
@@ -559,48 +383,44 @@ static model *model_new(const char *name, int rotary_dim, double theta)
     return m;
 }
 
+/* The models and long-context positions of models.json, through the harness's reader
+ * (harness/models.c). */
 static void load_models(const char *path)
 {
-    jnode *root = j_load(path);
-    if (root == NULL) {
-        fprintf(stderr, "cannot read %s (use --models PATH)\n", path);
+    harness_model ms[MAX_MODELS];
+    harness_workload w;
+    char err[256];
+    int n = harness_models_read(path, ms, MAX_MODELS, &w, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "%s (use --models PATH)\n", err);
         exit(2);
     }
-    const jnode *lc = j_get(j_get(root, "workload"), "long_context_positions");
-    for (const jnode *c = lc ? lc->child : NULL; c && g_nlong < 16; c = c->next) {
-        g_long_pos[g_nlong++] = (long)c->num;
+    for (int k = 0; k < w.n_long; k++) {
+        g_long_pos[g_nlong++] = (long)w.long_context_positions[k];
     }
-    const jnode *models = j_get(root, "models");
-    for (const jnode *mj = models ? models->child : NULL; mj; mj = mj->next) {
-        model *m = model_new(mj->key, (int)j_num(mj, "rotary_dim", 0), j_num(mj, "rope_theta", 0));
-        m->p.max_position_embeddings = (bicl_i64)j_num(mj, "max_position_embeddings", 0);
-        const jnode *rs = j_get(mj, "rope_scaling");
-        if (rs == NULL || rs->type != J_OBJ) {
+    for (int k = 0; k < n; k++) {
+        const harness_model *hm = &ms[k];
+        model *m = model_new(hm->name, hm->rotary_dim, hm->theta);
+        bicl_rope_freq_params *p = &m->p;
+        p->max_position_embeddings = (bicl_i64)hm->max_pos;
+        if (hm->type == BICL_ROPE_DEFAULT) {
             continue;
         }
-        const jnode *type = j_get(rs, "rope_type");
-        const char *t = type && type->type == J_STR ? type->str : "default";
-        bicl_rope_freq_params *p = &m->p;
-        p->factor = j_num(rs, "factor", 1.0);
-        p->original_max_position_embeddings =
-            (bicl_i64)j_num(rs, "original_max_position_embeddings", 0);
-        if (strcmp(t, "linear") == 0) {
+        p->factor = hm->factor;
+        p->original_max_position_embeddings = (bicl_i64)hm->original_max;
+        if (hm->type == BICL_ROPE_LINEAR) {
             p->scaling = BICL_ROPE_SCALING_LINEAR;
-        } else if (strcmp(t, "llama3") == 0) {
+        } else if (hm->type == BICL_ROPE_LLAMA3) {
             p->scaling = BICL_ROPE_SCALING_LLAMA3;
-            p->low_freq_factor = j_num(rs, "low_freq_factor", 1.0);
-            p->high_freq_factor = j_num(rs, "high_freq_factor", 4.0);
-        } else if (strcmp(t, "yarn") == 0) {
+            p->low_freq_factor = hm->low;
+            p->high_freq_factor = hm->high;
+        } else if (hm->type == BICL_ROPE_YARN) {
             p->scaling = BICL_ROPE_SCALING_YARN;
-            p->factor = j_num(rs, "factor", 0.0);
-            p->beta_fast = j_num(rs, "beta_fast", 32.0);
-            p->beta_slow = j_num(rs, "beta_slow", 1.0);
-            p->mscale = j_num(rs, "mscale", 0.0);
-            p->mscale_all_dim = j_num(rs, "mscale_all_dim", 0.0);
-            p->attention_factor = j_num(rs, "attention_factor", 0.0);
-            p->truncate = (bicl_i32)j_num(rs, "truncate", 1.0);
-        } else if (strcmp(t, "default") != 0) {
-            fprintf(stderr, "%s: rope_type %s is not measured by this tool\n", m->name, t);
+            p->beta_fast = hm->beta_fast;
+            p->beta_slow = hm->beta_slow;
+            p->truncate = (bicl_i32)hm->truncate;
+        } else {
+            fprintf(stderr, "%s: its rope_type is not measured by this tool\n", m->name);
             g_nmodels--;
         }
     }

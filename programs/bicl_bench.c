@@ -6,6 +6,7 @@
  * Event timing (CL_QUEUE_PROFILING_ENABLE), warm-up launches, the median of repeats,
  * and inputs rotated over several buffer sets so that caches do not flatter. */
 #include "internal.h"
+#include "tool_common.h"
 
 #ifdef BICL_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -24,25 +25,6 @@
 #define MAX_BUFS  4
 #define MAX_SIZES 16
 #define MAX_ROWS  256
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void die(const char *what, bicl_status st)
 {
@@ -153,7 +135,7 @@ static double time_op(bench *b, op_fn fn, size_t n, void *arg)
         if (i >= 0)
             t[i] = (double)(e - s) * 1e-9;
     }
-    return median(t, reps);
+    return tool_median(t, (size_t)reps);
 }
 
 /* ------------------------------------------------------------------ ops */
@@ -650,16 +632,16 @@ static double wall_once(bench *b, op_fn fn, size_t n, void *arg)
     double t[64];
     int reps = b->reps < 64 ? b->reps : 64;
     for (int i = -2; i < reps; ++i) {
-        double t0 = now_s();
+        double t0 = tool_now_s();
         cl_event ev = NULL;
         if (fn(b, b->sets[0], n, arg, &ev) != BICL_SUCCESS)
             die("latency op", BICL_ERR_OPENCL);
         clWaitForEvents(1, &ev);
         clReleaseEvent(ev);
         if (i >= 0)
-            t[i] = now_s() - t0;
+            t[i] = tool_now_s() - t0;
     }
-    return median(t, reps);
+    return tool_median(t, (size_t)reps);
 }
 
 static bicl_status run_empty(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
@@ -678,14 +660,14 @@ static double host_overhead_us(bench *b)
     static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
     double t[9];
     for (int r = 0; r < 9; ++r) {
-        double t0 = now_s();
+        double t0 = tool_now_s();
         for (int i = 0; i < 200; ++i)
             if (run_op(b, b->sets[0], 4096, (void *)&silu, NULL) != BICL_SUCCESS)
                 die("overhead", BICL_ERR_OPENCL);
-        t[r] = (now_s() - t0) / 200 * 1e6;
+        t[r] = (tool_now_s() - t0) / 200 * 1e6;
         clFinish(b->q);
     }
-    return median(t, 9);
+    return tool_median(t, 9);
 }
 
 /* The same measurement for bare OpenCL: set the copy kernel's three arguments and
@@ -696,7 +678,7 @@ static double bare_enqueue_us(bench *b)
     cl_ulong n = 1024; /* float4 elements */
     size_t g = 1024;
     for (int r = 0; r < 9; ++r) {
-        double t0 = now_s();
+        double t0 = tool_now_s();
         for (int i = 0; i < 200; ++i) {
             cl_int err = clSetKernelArg(b->copy4, 0, sizeof(cl_mem), &b->sets[0][0]);
             err |= clSetKernelArg(b->copy4, 1, sizeof(cl_mem), &b->sets[0][2]);
@@ -705,10 +687,10 @@ static double bare_enqueue_us(bench *b)
             if (err != CL_SUCCESS)
                 die("bare enqueue", BICL_ERR_OPENCL);
         }
-        t[r] = (now_s() - t0) / 200 * 1e6;
+        t[r] = (tool_now_s() - t0) / 200 * 1e6;
         clFinish(b->q);
     }
-    return median(t, 9);
+    return tool_median(t, 9);
 }
 
 /* ------------------------------------------------------------- start-up */
@@ -717,7 +699,7 @@ static double bare_enqueue_us(bench *b)
  * program is the largest), with whatever caches the environment gives. */
 static int first_op_main(const char *spec, int engine_ctx)
 {
-    double t0 = now_s();
+    double t0 = tool_now_s();
     bicl_context *ctx = NULL;
     bicl_status st = bicl_context_create_default(spec, NULL, &ctx);
     if (st != BICL_SUCCESS)
@@ -730,7 +712,7 @@ static int first_op_main(const char *spec, int engine_ctx)
         cl_device_id dev = bicl_context_device(ctx);
         clRetainContext(held);
         bicl_context_free(ctx);
-        t0 = now_s();
+        t0 = tool_now_s();
         st = bicl_context_create(held, dev, NULL, &ctx);
         clReleaseContext(held); /* the bicl context retains it */
         if (st != BICL_SUCCESS)
@@ -742,12 +724,12 @@ static int first_op_main(const char *spec, int engine_ctx)
     cl_mem x = clCreateBuffer(cl, CL_MEM_READ_WRITE, 8192, NULL, &err);
     cl_mem y = clCreateBuffer(cl, CL_MEM_READ_WRITE, 8192, NULL, &err);
     bicl_tensor tx = vec(x, BICL_BF16, 4096), ty = vec(y, BICL_BF16, 4096);
-    double t1 = now_s();
+    double t1 = tool_now_s();
     st = bicl_unary(ctx, q, BICL_UNARY_SILU, NULL, &tx, &ty, 0, NULL, NULL);
     if (st != BICL_SUCCESS)
         die("first op", st);
     clFinish(q);
-    double t2 = now_s();
+    double t2 = tool_now_s();
     bicl_cache_stats cs;
     bicl_context_cache_stats(ctx, &cs);
     printf("%.6f %.6f %lu %lu\n", t1 - t0, t2 - t0, cs.disk_hits, cs.programs_built);

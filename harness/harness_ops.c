@@ -944,7 +944,7 @@ static void mask_input_fill(const harness_op *op, int operand, int32_t position,
 /* ===================================================================== rope */
 
 /* Heads in the harness: a GQA model as 4 q + 2 k, an MHA model as 2 + 2. */
-static int harness_q_heads(const test_model *m)
+static int harness_q_heads(const harness_model *m)
 {
     return m->n_kv_heads < m->n_heads ? 4 : 2;
 }
@@ -1144,29 +1144,60 @@ static void exact_rotation(mpfr_ptr r, double own, double other, float c, float 
     mpfr_clear(q);
 }
 
+/* The correctly rounded cos and sin of pair `pair` at a token's position (rope_cos_sin):
+ * the adapter's own, or, for M-RoPE, those of the position row the pair belongs to. */
+typedef void (*pair_cos_sin_fn)(const harness_op *op, void *state, int32_t position, size_t pair,
+                                float *c, float *s);
+
+/* A of every rotary adapter (rope, rope_slice, mrope): output element e of a head of
+ * width d comes from pair i read at (j0, j1) of the input (GPT-J or NeoX places;
+ * DEINTERLEAVE reads GPT-J's and writes NeoX's), as the first or second element of the
+ * rotation. Elements outside the rotary slice pass through. */
+static int rotary_oracle(const harness_op *op, const bicl_rope_config *c, size_t d, void *state,
+                         int32_t position, const void *const *in, int out_index, size_t element,
+                         pair_cos_sin_fn cos_sin, mpfr_ptr exact)
+{
+    size_t half = (size_t)c->rotary_dim / 2;
+    size_t off = (size_t)(out_index ? c->k_rotary_offset : c->rotary_offset);
+    size_t base = element / d * d, e = element % d;
+    bicl_dtype dt = op->in[0].dtype;
+    const void *row = in[out_index];
+    if (e < off || e >= off + 2 * half) {
+        set_value(exact, value_at(dt, row, element));
+        return oracle_finish(exact);
+    }
+    size_t r = e - off;
+    bool gptj_out = c->style == BICL_ROPE_GPTJ, gptj_in = c->style != BICL_ROPE_NEOX;
+    size_t pair = gptj_out ? r / 2 : r % half;
+    bool first = gptj_out ? r % 2 == 0 : r < half;
+    size_t j0 = off + (gptj_in ? 2 * pair : pair),
+           j1 = off + (gptj_in ? 2 * pair + 1 : pair + half);
+    double own = value_at(dt, row, base + (first ? j0 : j1));
+    double other = value_at(dt, row, base + (first ? j1 : j0));
+    if (isnan(own) || isnan(other))
+        return oracle_nan(exact);
+    float cv, sv;
+    cos_sin(op, state, position, pair, &cv, &sv);
+    exact_rotation(exact, own, other, cv, sv, first);
+    return oracle_finish(exact);
+}
+
+static void rope_pair_cos_sin(const harness_op *op, void *state, int32_t position, size_t pair,
+                              float *c, float *s)
+{
+    rope_state *st = state;
+    rope_cos_sin(op->params, st, position);
+    *c = st->c[pair];
+    *s = st->s[pair];
+}
+
+/* The oracle of the rope and rope_slice adapters (q and k heads of their own widths). */
 static int rope_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
                        int out_index, size_t element, mpfr_ptr exact)
 {
     const rope_def *def = op->params;
-    rope_state *s = state;
-    size_t d = (size_t)def->cfg.head_dim, half = (size_t)def->cfg.rotary_dim / 2;
-    size_t base = element / d * d, e = element % d;
-    bicl_dtype dt = op->in[0].dtype;
-    const void *row = in[out_index];
-    if (e >= 2 * half) { /* passes through */
-        set_value(exact, value_at(dt, row, element));
-        return oracle_finish(exact);
-    }
-    bool gptj = def->cfg.style == BICL_ROPE_GPTJ;
-    size_t pair = gptj ? e / 2 : e % half;
-    bool first = gptj ? e % 2 == 0 : e < half;
-    size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
-    double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
-    if (isnan(own) || isnan(other))
-        return oracle_nan(exact);
-    rope_cos_sin(def, s, position);
-    exact_rotation(exact, own, other, s->c[pair], s->s[pair], first);
-    return oracle_finish(exact);
+    return rotary_oracle(op, &def->cfg, slice_width(def, out_index), state, position, in, out_index,
+                         element, rope_pair_cos_sin, exact);
 }
 
 /* ======================================== rope slices (MLA, proportional: issue 19) */
@@ -1194,39 +1225,6 @@ static bicl_status slice_reference(const harness_op *op, void *state, int32_t po
         }
     }
     return st;
-}
-
-/* A: output element e of a head comes from pair i read at (j0, j1) of the input (GPT-J or
- * NeoX places; DEINTERLEAVE reads GPT-J's and writes NeoX's), as the first or second
- * element of the rotation. Elements outside the slice pass through. */
-static int slice_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
-                        int out_index, size_t element, mpfr_ptr exact)
-{
-    const rope_def *def = op->params;
-    const bicl_rope_config *c = &def->cfg;
-    rope_state *s = state;
-    size_t d = slice_width(def, out_index), half = (size_t)c->rotary_dim / 2;
-    size_t off = (size_t)(out_index ? c->k_rotary_offset : c->rotary_offset);
-    size_t base = element / d * d, e = element % d;
-    bicl_dtype dt = op->in[0].dtype;
-    const void *row = in[out_index];
-    if (e < off || e >= off + 2 * half) {
-        set_value(exact, value_at(dt, row, element));
-        return oracle_finish(exact);
-    }
-    size_t r = e - off;
-    bool gptj_out = c->style == BICL_ROPE_GPTJ, gptj_in = c->style != BICL_ROPE_NEOX;
-    size_t pair = gptj_out ? r / 2 : r % half;
-    bool first = gptj_out ? r % 2 == 0 : r < half;
-    size_t j0 = off + (gptj_in ? 2 * pair : pair),
-           j1 = off + (gptj_in ? 2 * pair + 1 : pair + half);
-    double own = value_at(dt, row, base + (first ? j0 : j1));
-    double other = value_at(dt, row, base + (first ? j1 : j0));
-    if (isnan(own) || isnan(other))
-        return oracle_nan(exact);
-    rope_cos_sin(def, s, position);
-    exact_rotation(exact, own, other, s->c[pair], s->s[pair], first);
-    return oracle_finish(exact);
 }
 
 /* ================================================================ mrope */
@@ -1344,33 +1342,28 @@ static bicl_status mrope_reference(const harness_op *op, void *state, int32_t po
     return st;
 }
 
+/* The cos/sin of a pair: those of its position row (bicl_mrope_pair_row) at that row's
+ * position. */
+static void mrope_pair_cos_sin(const harness_op *op, void *state, int32_t position, size_t pair,
+                               float *c, float *s)
+{
+    const mrope_def *def = op->params;
+    mrope_state *st = state;
+    int32_t r[3];
+    mrope_rows(position, r);
+    int a = bicl_mrope_pair_row(&def->m, (int)pair);
+    rope_cos_sin(&def->base, &st->rows[a], r[a]);
+    *c = st->rows[a].c[pair];
+    *s = st->rows[a].s[pair];
+}
+
 /* rope_oracle's rotation with the cos/sin of the pair's row at that row's position. */
 static int mrope_oracle(const harness_op *op, void *state, int32_t position, const void *const *in,
                         int out_index, size_t element, mpfr_ptr exact)
 {
     const mrope_def *def = op->params;
-    mrope_state *s = state;
-    size_t d = (size_t)def->base.cfg.head_dim, half = (size_t)def->base.cfg.rotary_dim / 2;
-    size_t base = element / d * d, e = element % d;
-    bicl_dtype dt = op->in[0].dtype;
-    const void *row = in[out_index];
-    if (e >= 2 * half) {
-        set_value(exact, value_at(dt, row, element));
-        return oracle_finish(exact);
-    }
-    bool gptj = def->base.cfg.style == BICL_ROPE_GPTJ;
-    size_t pair = gptj ? e / 2 : e % half;
-    bool first = gptj ? e % 2 == 0 : e < half;
-    size_t partner = gptj ? e ^ 1u : first ? e + half : e - half;
-    double own = value_at(dt, row, base + e), other = value_at(dt, row, base + partner);
-    if (isnan(own) || isnan(other))
-        return oracle_nan(exact);
-    int32_t r[3];
-    mrope_rows(position, r);
-    int a = bicl_mrope_pair_row(&def->m, (int)pair);
-    rope_cos_sin(&def->base, &s->rows[a], r[a]);
-    exact_rotation(exact, own, other, s->rows[a].c[pair], s->rows[a].s[pair], first);
-    return oracle_finish(exact);
+    return rotary_oracle(op, &def->base.cfg, (size_t)def->base.cfg.head_dim, state, position, in,
+                         out_index, element, mrope_pair_cos_sin, exact);
 }
 
 /* ================================================================ positions */
@@ -1737,23 +1730,34 @@ static void add_masks(void)
     }
 }
 
-/* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
-/* Room for the models of models.json and one --hf-config model, 4 (mode, source) each. */
-static rope_def rope_defs[(N_TEST_MODELS + 1) * 4];
-static size_t rope_defs_n;
+/* A RoPE adapter family: "rope" (the models of models.json) or "rope_slice" (MLA's and
+ * proportional slices, below), each with room for its built-in configurations and one
+ * --hf-config model, 4 (mode, source) each. */
+typedef struct rope_family {
+    const char *op_name;
+    rope_def *defs;
+    size_t cap, n;
+    bicl_status (*reference)(const harness_op *, void *, int32_t, const void *const *,
+                             void *const *);
+    int (*oracle)(const harness_op *, void *, int32_t, const void *const *, int, size_t, mpfr_ptr);
+} rope_family;
+
+static rope_def rope_defs[(HARNESS_N_MODELS + 1) * 4];
+static rope_family rope_models = {"rope", rope_defs,      sizeof rope_defs / sizeof rope_defs[0],
+                                  0,      rope_reference, rope_oracle};
 
 /* The 8 adapters of one configuration: exact/hf x table/inline x bf16/f32. `variants`
  * marks the configuration whose kernels run every variant on every layout. */
-static void add_rope_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
-                            bool variants)
+static void add_rope_config(rope_family *f, const char *name, const bicl_rope_config *cfg, int hq,
+                            int hk, bool variants)
 {
     static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
     static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
     for (int mode = 0; mode < 2; ++mode)
         for (int src = 0; src < 2; ++src) {
-            if (rope_defs_n == sizeof rope_defs / sizeof rope_defs[0])
+            if (f->n == f->cap)
                 return;
-            rope_def *def = &rope_defs[rope_defs_n++];
+            rope_def *def = &f->defs[f->n++];
             snprintf(def->name, sizeof def->name, "%.40s", name);
             def->cfg = *cfg;
             def->cfg.angle_mode = (bicl_rope_angle_mode)mode;
@@ -1762,16 +1766,16 @@ static void add_rope_config(const char *name, const bicl_rope_config *cfg, int h
             def->source = sources[src];
             for (int k = 0; k < 2; ++k) {
                 char label[96];
-                size_t d = (size_t)cfg->head_dim;
-                harness_op op = {.name = "rope", .n_in = 2, .n_out = 2, .params = def};
-                op.in[0] = operand("q", dts[k], (size_t)hq * d);
-                op.in[1] = operand("k", dts[k], (size_t)hk * d);
-                op.out[0] = operand("q_out", dts[k], (size_t)hq * d);
-                op.out[1] = operand("k_out", dts[k], (size_t)hk * d);
+                size_t dq = slice_width(def, 0), dk = slice_width(def, 1);
+                harness_op op = {.name = f->op_name, .n_in = 2, .n_out = 2, .params = def};
+                op.in[0] = operand("q", dts[k], (size_t)hq * dq);
+                op.in[1] = operand("k", dts[k], (size_t)hk * dk);
+                op.out[0] = operand("q_out", dts[k], (size_t)hq * dq);
+                op.out[1] = operand("k_out", dts[k], (size_t)hk * dk);
                 op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
                 op.run = rope_run;
-                op.reference = rope_reference;
-                op.oracle = rope_oracle;
+                op.reference = f->reference;
+                op.oracle = f->oracle;
                 op.setup = rope_setup;
                 op.teardown = rope_teardown;
                 /* both cos/sin sources are paths of one kernel: each runs every variant */
@@ -1784,12 +1788,13 @@ static void add_rope_config(const char *name, const bicl_rope_config *cfg, int h
         }
 }
 
+/* Every model, angle mode and cos/sin source, in bf16 and f32 storage. */
 static void add_rope(void)
 {
-    for (size_t m = 0; m < N_TEST_MODELS; ++m) {
-        const test_model *tm = &test_models[m];
-        bicl_rope_config c = test_model_config(tm, BICL_ROPE_ANGLE_EXACT);
-        add_rope_config(tm->name, &c, harness_q_heads(tm), 2, m == 0);
+    for (size_t m = 0; m < HARNESS_N_MODELS; ++m) {
+        const harness_model *tm = &harness_models[m];
+        bicl_rope_config c = harness_model_config(tm, BICL_ROPE_ANGLE_EXACT);
+        add_rope_config(&rope_models, tm->name, &c, harness_q_heads(tm), 2, m == 0);
     }
 }
 
@@ -1797,46 +1802,9 @@ static void add_rope(void)
  * MiniCPM3 (MLA, NeoX pairs) and Gemma 4's global layers (proportional), each as
  * exact/hf x table/inline x bf16/f32; 4 q heads and 1 k_pe (MLA) or 2 k heads. */
 static rope_def slice_defs[(3 + 1) * 4]; /* 3 built in, one --hf-config model */
-static size_t slice_defs_n;
-
-static void add_rope_slice_config(const char *name, const bicl_rope_config *cfg, int hq, int hk,
-                                  bool variants)
-{
-    static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
-    static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
-    for (int mode = 0; mode < 2; ++mode)
-        for (int src = 0; src < 2; ++src) {
-            if (slice_defs_n == sizeof slice_defs / sizeof slice_defs[0])
-                return;
-            rope_def *def = &slice_defs[slice_defs_n++];
-            snprintf(def->name, sizeof def->name, "%.40s", name);
-            def->cfg = *cfg;
-            def->cfg.angle_mode = (bicl_rope_angle_mode)mode;
-            def->hq = hq;
-            def->hk = hk;
-            def->source = sources[src];
-            for (int k = 0; k < 2; ++k) {
-                char label[96];
-                size_t dq = slice_width(def, 0), dk = slice_width(def, 1);
-                harness_op op = {.name = "rope_slice", .n_in = 2, .n_out = 2, .params = def};
-                op.in[0] = operand("q", dts[k], (size_t)hq * dq);
-                op.in[1] = operand("k", dts[k], (size_t)hk * dk);
-                op.out[0] = operand("q_out", dts[k], (size_t)hq * dq);
-                op.out[1] = operand("k_out", dts[k], (size_t)hk * dk);
-                op.max_position = src == 0 ? ROPE_TABLE_POSITIONS - 1 : 0;
-                op.run = rope_run;
-                op.reference = slice_reference;
-                op.oracle = slice_oracle;
-                op.setup = rope_setup;
-                op.teardown = rope_teardown;
-                op.flags = variant_flags(variants && mode == 0 && k == 0) |
-                           (src == 1 ? HARNESS_OP_NEEDS_FP64 : 0u);
-                snprintf(label, sizeof label, "%s/%s/%s/%s", def->name, mode ? "hf" : "exact",
-                         src ? "inline" : "table", bicl_dtype_name(dts[k]));
-                add_op(op, label);
-            }
-        }
-}
+static rope_family rope_slices = {
+    "rope_slice",    slice_defs, sizeof slice_defs / sizeof slice_defs[0], 0,
+    slice_reference, rope_oracle};
 
 static void add_rope_slices(void)
 {
@@ -1853,17 +1821,17 @@ static void add_rope_slices(void)
     c.mscale_all_dim = 1.0;
     c.original_max_position_embeddings = 4096;
     c.max_position_embeddings = 163840;
-    add_rope_slice_config("deepseek_v3", &c, 4, 1, true);
+    add_rope_config(&rope_slices, "deepseek_v3", &c, 4, 1, true);
     bicl_rope_config_init(&c, 96, 32); /* MiniCPM3-4B's MLA widths, NeoX pairs */
     c.rotary_offset = 64;
     c.k_head_dim = 32;
-    add_rope_slice_config("minicpm3", &c, 4, 1, false);
+    add_rope_config(&rope_slices, "minicpm3", &c, 4, 1, false);
     bicl_rope_config_init(&c, 512, 512); /* Gemma 4's global layers (transformers' defaults) */
     c.type = BICL_ROPE_PROPORTIONAL;
     c.factor = 1.0;
     c.rope_angles = 64;
     c.theta = 1e6;
-    add_rope_slice_config("gemma4_global", &c, 4, 2, false);
+    add_rope_config(&rope_slices, "gemma4_global", &c, 4, 2, false);
 }
 /* ---- end of rope slices ---- */
 
@@ -1995,9 +1963,9 @@ size_t harness_add_rope_config(const char *name, const bicl_rope_config *cfg)
      * proportional RoPE runs through the rope_slice adapter (MLA: 1 k_pe head) */
     if (cfg->rotary_offset || cfg->k_head_dim || cfg->k_rotary_offset ||
         cfg->style == BICL_ROPE_DEINTERLEAVE || cfg->type == BICL_ROPE_PROPORTIONAL)
-        add_rope_slice_config(name, cfg, 4, cfg->k_head_dim ? 1 : 2, true);
+        add_rope_config(&rope_slices, name, cfg, 4, cfg->k_head_dim ? 1 : 2, true);
     else
-        add_rope_config(name, cfg, 4, 2, true);
+        add_rope_config(&rope_models, name, cfg, 4, 2, true);
     return first;
 }
 

@@ -16,6 +16,7 @@
 #define BICL_HARNESS_H
 
 #include "internal.h"
+#include "models.h"
 
 #include <mpfr.h>
 #include <stdbool.h>
@@ -32,21 +33,7 @@
 
 /* ================================================== the standard workload */
 
-/* The "workload" of ../shared/models.json, compiled in because the harness must run
- * where that file is not (a fresh clone, a GPU rig). */
-typedef struct harness_workload {
-    int n_samples;
-    int32_t sample_lengths[4];
-    int32_t chunk_size;
-    int batch_permutation[4];
-    int32_t padded_length;
-    int32_t packed_tokens;
-    int n_decode;
-    int32_t decode_past_lengths[4];
-    int n_long;
-    int32_t long_context_positions[5];
-} harness_workload;
-extern const harness_workload harness_standard_workload;
+/* The workload and the models: models.h. */
 
 /* A logical token: token index `token` of sample `sample`. Positions are zero-based
  * per sample, so a token's position is its index; a decode step after p tokens is
@@ -293,6 +280,7 @@ void harness_check_accuracy(const harness_op *op, bicl_context *ctx, const harne
 size_t harness_layout_names(const char *const **names);
 
 /* =========================================================== numerics */
+/* (numerics.c: the harness's one rounding to a format and one ulp distance) */
 
 /* The value of a float bit pattern as a double (exact; NaN for NaNs). */
 double harness_decode(bicl_dtype dtype, uint64_t bits);

@@ -1,0 +1,51 @@
+/* launch.h - layer 7: setting kernel arguments and enqueueing with the
+ * context's variant geometry (launch.c). */
+#ifndef BICL_SRC_LAUNCH_H
+#define BICL_SRC_LAUNCH_H
+
+#include "sources.h"
+
+/* Sets kernel arguments in order; the first failure is kept in err. */
+typedef struct bicl_args {
+    cl_kernel k;
+    cl_uint index;
+    cl_int err;
+} bicl_args;
+void bicl_arg(bicl_args *a, size_t size, const void *value);
+/* A view's buffer and element offset (two arguments). */
+void bicl_arg_view(bicl_args *a, const bicl_tensor *t);
+/* A view's buffer, element offset and its first n_strides strides (ulong each). */
+void bicl_arg_view_strides(bicl_args *a, const bicl_tensor *t, int n_strides);
+/* Ends a launch whose arguments are set: enqueues `units` work units (1-d), or reports
+ * the first argument that failed, and gives the kernel back to its pool either way. */
+bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, const char *name, bicl_args *a,
+                             size_t units, size_t wg, cl_uint n_wait, const cl_event *wait,
+                             cl_event *done);
+
+/* Extra scalar arguments of an op, appended after the standard ones. */
+typedef struct bicl_kernel_arg {
+    size_t size;
+    const void *value;
+} bicl_kernel_arg;
+
+/* Launches an elementwise kernel over operands of equal shape, choosing its shape from
+ * the merged iteration space: "<base>_rows_v<VW>" (2 dims, inner contiguous everywhere,
+ * or one contiguous dim as one row) or "<base>_strided".
+ * Standard arguments, in order:
+ *   rows:    (mem, ulong off, ulong row_stride) per operand, ulong cols, uint ipt, extras
+ *            (one row: row strides 0, cols = n, a 1-d launch)
+ *   strided: (mem, ulong off, ulong4 stride) per operand, ulong4 shape, ulong n,
+ *            uint items_per_thread, extras...
+ * Operands must be validated by the caller. */
+bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
+                                    const char *instance, const char *base,
+                                    const bicl_tensor *const *ops, int n_ops,
+                                    const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
+                                    const cl_event *wait, cl_event *done);
+
+/* Enqueues a prepared kernel with the context's variant geometry for `units` work
+ * units (work-items before rounding to the work-group size). */
+bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+                         size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
+
+#endif

@@ -1,0 +1,24 @@
+/* options.h - layer 2: the fixed build options and the options struct
+ * behind bicl_options_* (options.c). */
+#ifndef BICL_SRC_OPTIONS_H
+#define BICL_SRC_OPTIONS_H
+
+#include "status.h"
+
+#define BICL_FIXED_BUILD_OPTIONS "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
+
+struct bicl_options {
+    char build_options[512];
+    char cache_dir[BICL_PATH_MAX];
+    int disk_cache;
+    char profile[32];
+    int act_tables; /* BICL_ACT_TABLES_*: BICL_OPTION_ACT_TABLES */
+};
+void bicl_options_defaults(bicl_options *o);
+#define BICL_ACT_TABLES_UNSET (-1) /* not set: $BICL_ACT_TABLES, else auto */
+#define BICL_ACT_TABLES_OFF   0
+#define BICL_ACT_TABLES_AUTO  1
+/* "auto", "off" -> AUTO, OFF; NULL or "" -> UNSET; anything else -> -2. */
+int bicl_act_tables_parse(const char *value);
+
+#endif

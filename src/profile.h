@@ -1,0 +1,33 @@
+/* profile.h - layer 1: launch classes and the vendor profiles' default
+ * variants (profile.c). */
+#ifndef BICL_SRC_PROFILE_H
+#define BICL_SRC_PROFILE_H
+
+#include "bicl/bicl.h"
+
+/* Launch classes by element size, each with its own default variant (the best vector
+ * width depends on the element sizes: NVIDIA wants 16-byte accesses of the widest
+ * operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
+ *   BICL_VCLASS_32     every floating-point input is 32-bit (the output may be 16-bit)
+ *   BICL_VCLASS_MIXED  a 16-bit input and some 32-bit operand (widening casts,
+ *                      residual add of a bf16 delta into an f32 stream)
+ *   BICL_VCLASS_16     every floating-point operand is 16-bit
+ * Masks (u8, i32) do not count. */
+typedef enum bicl_vclass { BICL_VCLASS_32, BICL_VCLASS_MIXED, BICL_VCLASS_16 } bicl_vclass;
+#define BICL_VCLASS_COUNT 3
+
+/* A vendor's default variant per launch class. */
+typedef struct bicl_profile {
+    const char *name;
+    bicl_variant variants[BICL_VCLASS_COUNT];
+} bicl_profile;
+
+const bicl_profile *bicl_profile_by_name(const char *name);
+const bicl_profile *bicl_profile_for_device(const char *platform, const char *vendor,
+                                            const char *device);
+bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
+
+/* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
+bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
+
+#endif
