@@ -41,40 +41,17 @@
 /* Moves of VW lanes between a global vector and a private array. The host runs a
  * vector variant only when every operand's offset is a multiple of VW, so the
  * vector pointers are aligned: the host also proves each buffer's device address aligned
- * to a whole vector (bicl_mem_align; zero-copy buffers may be element-aligned only).
- * The memory access is made in 32-bit lanes (BICL_WIDE: ushort8 as uint4, uchar4 as
- * uint) and the bits reinterpreted: NVIDIA's compiler splits a ushort8 access into two
- * 8-byte ones (ld.global.v4.u16 in its PTX), where uint4 is one 16-byte access. The
- * same bits move either way. */
+ * to a whole vector (bicl_mem_align; zero-copy buffers may be element-aligned only). */
 #define BICL_VEC_(T, N)        T##N
 #define BICL_VEC(T, N)         BICL_VEC_(T, N)
-#define BICL_WIDE_(T, N)       BICL_WIDE_##T##_##N
-#define BICL_WIDE(T, N)        BICL_WIDE_(T, N)
-#define BICL_WIDE_uint_2       uint2
-#define BICL_WIDE_uint_4       uint4
-#define BICL_WIDE_uint_8       uint8
-#define BICL_WIDE_int_2        int2
-#define BICL_WIDE_int_4        int4
-#define BICL_WIDE_int_8        int8
-#define BICL_WIDE_ushort_2     uint
-#define BICL_WIDE_ushort_4     uint2
-#define BICL_WIDE_ushort_8     uint4
-#define BICL_WIDE_uchar_2      ushort
-#define BICL_WIDE_uchar_4      uint
-#define BICL_WIDE_uchar_8      uint2
-#define BICL_AS_(T, x)         as_##T(x)
-#define BICL_AS(T, x)          BICL_AS_(T, x)
-/* the N lanes of T at vector index v of p, and the store of N lanes there */
-#define BICL_VGET(T, N, p, v)  BICL_AS(BICL_VEC(T, N), ((global const BICL_WIDE(T, N) *)(p))[v])
-#define BICL_VPUT(T, N, p, v, x) (((global BICL_WIDE(T, N) *)(p))[v] = BICL_AS(BICL_WIDE(T, N), x))
 #define BICL_VLD_1(T, p, v, a) ((a)[0] = (p)[v])
-#define BICL_VLD_2(T, p, v, a) vstore2(BICL_VGET(T, 2, p, v), 0, (a))
-#define BICL_VLD_4(T, p, v, a) vstore4(BICL_VGET(T, 4, p, v), 0, (a))
-#define BICL_VLD_8(T, p, v, a) vstore8(BICL_VGET(T, 8, p, v), 0, (a))
+#define BICL_VLD_2(T, p, v, a) vstore2(((global const BICL_VEC(T, 2) *)(p))[v], 0, (a))
+#define BICL_VLD_4(T, p, v, a) vstore4(((global const BICL_VEC(T, 4) *)(p))[v], 0, (a))
+#define BICL_VLD_8(T, p, v, a) vstore8(((global const BICL_VEC(T, 8) *)(p))[v], 0, (a))
 #define BICL_VST_1(T, p, v, a) ((p)[v] = (a)[0])
-#define BICL_VST_2(T, p, v, a) BICL_VPUT(T, 2, p, v, vload2(0, (a)))
-#define BICL_VST_4(T, p, v, a) BICL_VPUT(T, 4, p, v, vload4(0, (a)))
-#define BICL_VST_8(T, p, v, a) BICL_VPUT(T, 8, p, v, vload8(0, (a)))
+#define BICL_VST_2(T, p, v, a) (((global BICL_VEC(T, 2) *)(p))[v] = vload2(0, (a)))
+#define BICL_VST_4(T, p, v, a) (((global BICL_VEC(T, 4) *)(p))[v] = vload4(0, (a)))
+#define BICL_VST_8(T, p, v, a) (((global BICL_VEC(T, 8) *)(p))[v] = vload8(0, (a)))
 
 /* n / d, and n % d in *r. In 32 bits when both fit (the common case): a 64-bit
  * division is a long software routine on GPUs. */
