@@ -459,76 +459,110 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
 }
 #endif
 
+/* ------------------------------- correctly rounded: the three paths, once */
+/* BICL_M_CR1(NAME, SPECIAL, FX, PAIR, DBL) defines the correctly rounded
+ * one-argument function NAME and its three implementations (Ziv's strategy):
+ *   NAME_int(x)   SPECIAL, else FX(x): the integer path (bicl_math_fx.h);
+ *   NAME_pair(x)  SPECIAL, else the float-pair value PAIR(x) (a bicl_f32x2e within
+ *                 BICL_M_ZIV_REL_F32 of the exact value) if bicl_df_round_test
+ *                 decides it, else FX(x);
+ *   NAME_dbl(x)   (BICL_HAVE_FP64 only) SPECIAL, else the double value DBL(x)
+ *                 (within BICL_M_ZIV_REL_F64) if bicl_m_round_test_d decides it,
+ *                 else FX(x);
+ *   NAME(x)       NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
+ * SPECIAL(x, &r) returns 1 with r set for the inputs decided without evaluation
+ * (NaN, the saturated ranges, zero and the tiny arguments); FX, PAIR and DBL see
+ * only the other inputs. */
+#define BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR)                                               \
+    BICL_FN float NAME##_int(float x)                                                              \
+    {                                                                                              \
+        float r;                                                                                   \
+        if (SPECIAL(x, &r)) {                                                                      \
+            return r;                                                                              \
+        }                                                                                          \
+        return FX(x);                                                                              \
+    }                                                                                              \
+    BICL_FN float NAME##_pair(float x)                                                             \
+    {                                                                                              \
+        bicl_f32x2e v;                                                                             \
+        float r;                                                                                   \
+        if (SPECIAL(x, &r)) {                                                                      \
+            return r;                                                                              \
+        }                                                                                          \
+        v = PAIR(x);                                                                               \
+        if (bicl_df_round_test(bicl_df(v.hi, v.lo), v.k, BICL_M_ZIV_REL_F32, &r)) {                \
+            return r;                                                                              \
+        }                                                                                          \
+        return FX(x);                                                                              \
+    }
+#ifdef BICL_HAVE_FP64
+#define BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)                                                     \
+    BICL_FN float NAME##_dbl(float x)                                                              \
+    {                                                                                              \
+        float r;                                                                                   \
+        if (SPECIAL(x, &r)) {                                                                      \
+            return r;                                                                              \
+        }                                                                                          \
+        if (bicl_m_round_test_d(DBL(x), BICL_M_ZIV_REL_F64, &r)) {                                 \
+            return r;                                                                              \
+        }                                                                                          \
+        return FX(x);                                                                              \
+    }                                                                                              \
+    BICL_FN float NAME(float x)                                                                    \
+    {                                                                                              \
+        return NAME##_dbl(x);                                                                      \
+    }
+#else
+#define BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)                                                     \
+    BICL_FN float NAME(float x)                                                                    \
+    {                                                                                              \
+        return NAME##_pair(x);                                                                     \
+    }
+#endif
+#define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, DBL)                                                   \
+    BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR)                                                   \
+    BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)
+
 /* ------------------------------------------------------------------- exp */
-/* Three implementations of one correctly rounded function: the float-pair path
- * (devices without fp64), the double path (devices with it, and the host), both
- * falling back to the integer path (bicl_math_fx.h), which the tools also run
- * alone. bicl_expf picks the double path where BICL_HAVE_FP64 is defined. */
-BICL_FN float bicl_expf_int(float x)
+/* exp: x > 89 overflows (the threshold is 88.72283935546875), e^-104 < 2^-150
+ * rounds to +0. */
+BICL_FN int bicl_m_exp_special(float x, float *out)
 {
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
     if (x > 89.0f) {
-        return bicl_u32_as_f32(0x7f800000u);
+        *out = bicl_u32_as_f32(0x7f800000u);
+        return 1;
     }
     if (x < -104.0f) {
-        return 0.0f;
+        *out = 0.0f;
+        return 1;
     }
+    return 0;
+}
+
+BICL_FN float bicl_m_exp_fx(float x)
+{
     return bicl_fx_round(bicl_fx_exp(x), 0);
 }
 
-BICL_FN float bicl_expf_pair(float x)
+BICL_FN bicl_f32x2e bicl_m_exp_pair(float x)
 {
-    bicl_f32x2e e;
-    float r;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x > 89.0f) { /* overflow threshold is 88.72283935546875 */
-        return bicl_u32_as_f32(0x7f800000u);
-    }
-    if (x < -104.0f) { /* e^-104 < 2^-150: rounds to +0 */
-        return 0.0f;
-    }
-    e = bicl_m_exp_df(x, 0.0f);
-    if (bicl_df_round_test(bicl_df(e.hi, e.lo), e.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_exp(x), 0);
+    return bicl_m_exp_df(x, 0.0f);
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_expf_dbl(float x)
+BICL_FN double bicl_m_exp_dbl(float x)
 {
     bicl_i32 k;
-    double y;
-    float r;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x > 89.0f) {
-        return bicl_u32_as_f32(0x7f800000u);
-    }
-    if (x < -104.0f) {
-        return 0.0f;
-    }
-    y = bicl_m_exp_fast_d((double)x, &k);
-    if (bicl_m_round_test_d(y * bicl_f64_pow2(k), BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_exp(x), 0);
+    double y = bicl_m_exp_fast_d((double)x, &k);
+    return y * bicl_f64_pow2(k);
 }
 #endif
 
-BICL_FN float bicl_expf(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_expf_dbl(x);
-#else
-    return bicl_expf_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_expf, bicl_m_exp_special, bicl_m_exp_fx, bicl_m_exp_pair, bicl_m_exp_dbl)
 
 /* expm1(zh + zl) as a pair for -18.5 <= zh <= 0. */
 BICL_FN bicl_f32x2 bicl_m_expm1_df_neg(float zh, float zl)
@@ -663,51 +697,25 @@ BICL_FN int bicl_m_sigmoid_special(float x, float *out)
     return 0;
 }
 
-BICL_FN float bicl_sigmoidf_int(float x)
+BICL_FN float bicl_m_sigmoid_fx(float x)
 {
-    float r;
-    if (bicl_m_sigmoid_special(x, &r)) {
-        return r;
-    }
     return bicl_fx_round(bicl_fx_sigmoid(x), 0);
 }
 
-BICL_FN float bicl_sigmoidf_pair(float x)
+BICL_FN bicl_f32x2e bicl_m_sigmoid_pair(float x)
 {
-    bicl_f32x2e s;
-    float r;
-    if (bicl_m_sigmoid_special(x, &r)) {
-        return r;
-    }
-    s = bicl_m_sigmoid_df(x, 0.0f);
-    if (bicl_df_round_test(bicl_df(s.hi, s.lo), s.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+    return bicl_m_sigmoid_df(x, 0.0f);
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_sigmoidf_dbl(float x)
+BICL_FN double bicl_m_sigmoid_dbl(float x)
 {
-    float r;
-    if (bicl_m_sigmoid_special(x, &r)) {
-        return r;
-    }
-    if (bicl_m_round_test_d(bicl_m_sigmoid_fast_d((double)x), BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+    return bicl_m_sigmoid_fast_d((double)x);
 }
 #endif
 
-BICL_FN float bicl_sigmoidf(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_sigmoidf_dbl(x);
-#else
-    return bicl_sigmoidf_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_sigmoidf, bicl_m_sigmoid_special, bicl_m_sigmoid_fx, bicl_m_sigmoid_pair,
+           bicl_m_sigmoid_dbl)
 
 /* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
 BICL_FN bicl_f32x2e bicl_m_split_exp(float x)
@@ -1082,59 +1090,33 @@ BICL_FN float bicl_m_silu_fx(float x)
     return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid(x), x), x < 0.0f);
 }
 
-BICL_FN float bicl_silu_int(float x)
+/* x * s as a pair times 2^k, for a normal x and s = sigmoid(..) = 2^s.k (s.hi + s.lo):
+ * the pair of bicl_m_mul_sigmoid_1 before its rounding. */
+BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
 {
-    float r;
-    if (bicl_m_silu_special(x, &r)) {
-        return r;
-    }
-    return bicl_m_silu_fx(x);
+    bicl_f32x2e out;
+    bicl_u32 b = bicl_f32_as_u32(x);
+    float gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    float p = gh * s.hi;
+    out.hi = p;
+    out.lo = bicl_fmaf(gh, s.hi, -p) + gh * s.lo;
+    out.k = (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k;
+    return out;
 }
 
-/* The pair of bicl_m_mul_sigmoid_1(x, x, 0) before its rounding. */
-BICL_FN float bicl_silu_pair(float x)
+BICL_FN bicl_f32x2e bicl_m_silu_pair(float x)
 {
-    bicl_f32x2e s;
-    bicl_u32 b;
-    float gh;
-    float p;
-    float r;
-    if (bicl_m_silu_special(x, &r)) {
-        return r;
-    }
-    s = bicl_m_sigmoid_df(x, 0.0f);
-    b = bicl_f32_as_u32(x);
-    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
-    p = gh * s.hi;
-    if (bicl_df_round_test(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
-                           (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_m_silu_fx(x);
+    return bicl_m_x_times_df(x, bicl_m_sigmoid_df(x, 0.0f));
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_silu_dbl(float x)
+BICL_FN double bicl_m_silu_dbl(float x)
 {
-    float r;
-    if (bicl_m_silu_special(x, &r)) {
-        return r;
-    }
-    if (bicl_m_round_test_d((double)x * bicl_m_sigmoid_fast_d((double)x), BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_m_silu_fx(x);
+    return (double)x * bicl_m_sigmoid_fast_d((double)x);
 }
 #endif
 
-BICL_FN float bicl_silu(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_silu_dbl(x);
-#else
-    return bicl_silu_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, bicl_m_silu_dbl)
 
 /* gelu_quick(x) = x sigmoid(a x), a = 1.702f, correctly rounded as one function
  * (the product a x is an exact pair); three implementations as for silu. The
@@ -1176,64 +1158,22 @@ BICL_FN float bicl_m_gelu_quick_fx(float x)
     return bicl_fx_round(bicl_fx_mul_f32(s, x), x < 0.0f);
 }
 
-BICL_FN float bicl_gelu_quick_int(float x)
+BICL_FN bicl_f32x2e bicl_m_gelu_quick_pair(float x)
 {
-    float r;
-    if (bicl_m_gelu_quick_special(x, &r)) {
-        return r;
-    }
-    return bicl_m_gelu_quick_fx(x);
-}
-
-/* The pair of bicl_m_mul_sigmoid_1(x, zh, zl) before its rounding. */
-BICL_FN float bicl_gelu_quick_pair(float x)
-{
-    bicl_f32x2e s;
-    bicl_u32 b;
-    float gh;
-    float p;
-    float r;
-    float zh;
-    if (bicl_m_gelu_quick_special(x, &r)) {
-        return r;
-    }
-    zh = BICL_M_GELU_QUICK_A * x;
-    s = bicl_m_sigmoid_df(zh, bicl_fmaf(BICL_M_GELU_QUICK_A, x, -zh));
-    b = bicl_f32_as_u32(x);
-    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
-    p = gh * s.hi;
-    if (bicl_df_round_test(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
-                           (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_m_gelu_quick_fx(x);
+    float zh = BICL_M_GELU_QUICK_A * x;
+    return bicl_m_x_times_df(x, bicl_m_sigmoid_df(zh, bicl_fmaf(BICL_M_GELU_QUICK_A, x, -zh)));
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_gelu_quick_dbl(float x)
+/* a x is exact in double (two 24-bit mantissas) */
+BICL_FN double bicl_m_gelu_quick_dbl(float x)
 {
-    float r;
-    if (bicl_m_gelu_quick_special(x, &r)) {
-        return r;
-    }
-    /* a x is exact in double (two 24-bit mantissas) */
-    if (bicl_m_round_test_d((double)x *
-                                bicl_m_sigmoid_fast_d((double)BICL_M_GELU_QUICK_A * (double)x),
-                            BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_m_gelu_quick_fx(x);
+    return (double)x * bicl_m_sigmoid_fast_d((double)BICL_M_GELU_QUICK_A * (double)x);
 }
 #endif
 
-BICL_FN float bicl_gelu_quick(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_gelu_quick_dbl(x);
-#else
-    return bicl_gelu_quick_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bicl_m_gelu_quick_pair,
+           bicl_m_gelu_quick_dbl)
 
 /* 0.5 x (1 + tanh(y)) = x sigmoid(2y): the argument 2c(x + d x^3) is formed
  * as a float pair (its rounding error would be multiplied by up to |2y|). */
