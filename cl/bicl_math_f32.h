@@ -460,20 +460,19 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
 #endif
 
 /* ------------------------------- correctly rounded: the three paths, once */
-/* BICL_M_CR1(NAME, SPECIAL, FX, PAIR, DBL) defines the correctly rounded
- * one-argument function NAME and its three implementations (Ziv's strategy):
- *   NAME_int(x)   SPECIAL, else FX(x): the integer path (bicl_math_fx.h);
- *   NAME_pair(x)  SPECIAL, else the float-pair value PAIR(x) (a bicl_f32x2e within
- *                 BICL_M_ZIV_REL_F32 of the exact value) if bicl_df_round_test
- *                 decides it, else FX(x);
- *   NAME_dbl(x)   (BICL_HAVE_FP64 only) SPECIAL, else the double value DBL(x)
- *                 (within BICL_M_ZIV_REL_F64) if bicl_m_round_test_d decides it,
- *                 else FX(x);
- *   NAME(x)       NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
+/* BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL) defines the correctly rounded
+ * one-argument function NAME and its three implementations (Ziv's strategy).
+ * NAME_int(x): SPECIAL, else FX(x), the integer path (bicl_math_fx.h).
+ * NAME_pair(x): SPECIAL, else the float-pair value PAIR(x), a bicl_f32x2e within
+ * PREL of the exact value (relative; BICL_M_ZIV_REL_F32 or wider), when
+ * bicl_df_round_test decides it, else FX(x).
+ * NAME_dbl(x), BICL_HAVE_FP64 only: SPECIAL, else the double value DBL(x), within
+ * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d decides it, else FX(x).
+ * NAME(x): NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
  * SPECIAL(x, &r) returns 1 with r set for the inputs decided without evaluation
  * (NaN, the saturated ranges, zero and the tiny arguments); FX, PAIR and DBL see
  * only the other inputs. */
-#define BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR)                                               \
+#define BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR, PREL)                                         \
     BICL_FN float NAME##_int(float x)                                                              \
     {                                                                                              \
         float r;                                                                                   \
@@ -490,7 +489,7 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
             return r;                                                                              \
         }                                                                                          \
         v = PAIR(x);                                                                               \
-        if (bicl_df_round_test(bicl_df(v.hi, v.lo), v.k, BICL_M_ZIV_REL_F32, &r)) {                \
+        if (bicl_df_round_test(bicl_df(v.hi, v.lo), v.k, PREL, &r)) {                              \
             return r;                                                                              \
         }                                                                                          \
         return FX(x);                                                                              \
@@ -519,8 +518,8 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
         return NAME##_pair(x);                                                                     \
     }
 #endif
-#define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, DBL)                                                   \
-    BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR)                                                   \
+#define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL)                                             \
+    BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR, PREL)                                             \
     BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)
 
 /* ------------------------------------------------------------------- exp */
@@ -562,7 +561,8 @@ BICL_FN double bicl_m_exp_dbl(float x)
 }
 #endif
 
-BICL_M_CR1(bicl_expf, bicl_m_exp_special, bicl_m_exp_fx, bicl_m_exp_pair, bicl_m_exp_dbl)
+BICL_M_CR1(bicl_expf, bicl_m_exp_special, bicl_m_exp_fx, bicl_m_exp_pair, BICL_M_ZIV_REL_F32,
+           bicl_m_exp_dbl)
 
 /* expm1(zh + zl) as a pair for -18.5 <= zh <= 0. */
 BICL_FN bicl_f32x2 bicl_m_expm1_df_neg(float zh, float zl)
@@ -626,20 +626,96 @@ BICL_FN bicl_f32x2 bicl_m_tanh_df(float yh, float yl)
     return bicl_df_div(bicl_df(-m.hi, -m.lo), den);
 }
 
-BICL_FN float bicl_tanhf(float x)
+/* tanh: correctly rounded, three implementations (BICL_M_CR1). |x| >= 9.1:
+ * 1 - tanh < 2^-25.3, below the boundary 1 - 2^-25, so +-1; |x| < 2^-60: x^3/3
+ * is far below half an ulp of x (and x - x^3/3 never lands near a boundary in
+ * between: x itself is a float), so x (keeps -0). tanh of a nonzero float is
+ * transcendental, never a midpoint: Ziv's test always ends. */
+BICL_FN int bicl_m_tanh_special(float x, float *out)
 {
     float ax = bicl_f32_abs(x);
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
-    if (ax >= 9.1f) { /* 1 - tanh < 2^-25: rounds to 1; also +-inf */
-        return bicl_f32_copysign(1.0f, x);
+    if (ax >= 9.1f) { /* also +-inf */
+        *out = bicl_f32_copysign(1.0f, x);
+        return 1;
     }
-    if (ax < 0x1p-60f) { /* x^3/3 is far below half an ulp; keeps -0 */
-        return x;
+    if (ax < 0x1p-60f) {
+        *out = x;
+        return 1;
     }
-    return bicl_f32_copysign(bicl_df_round(bicl_m_tanh_df(ax, 0.0f)), x);
+    return 0;
 }
+
+BICL_FN float bicl_m_tanh_fx(float x)
+{
+    return bicl_fx_round(bicl_fx_tanh_df(bicl_f32_abs(x), 0.0f), x < 0.0f);
+}
+
+/* The float-pair value of math version 1 (bicl_m_tanh_df), sign restored. Its
+ * relative error is larger than exp's (the quotient -m / (2 + m) doubles that of
+ * m near 0; sampled maximum 2^-30.05, docs/accuracy.md), so its test is wider. */
+#define BICL_M_ZIV_REL_TANH_F32 0x1p-28f
+BICL_FN bicl_f32x2e bicl_m_tanh_pair(float x)
+{
+    bicl_f32x2 t = bicl_m_tanh_df(bicl_f32_abs(x), 0.0f);
+    bicl_f32x2e out;
+    out.hi = x < 0.0f ? -t.hi : t.hi;
+    out.lo = x < 0.0f ? -t.lo : t.lo;
+    out.k = 0;
+    return out;
+}
+
+#ifdef BICL_HAVE_FP64
+/* expm1(z) for a double -745 <= z <= 0, relative error below 2^-51: k = rint(z/ln2),
+ * r = z - k ln2 (as bicl_m_exp_fast_d; r = z exactly when k = 0), expm1(r) = r P(r)
+ * with P the Taylor series of exp_fast_d without its last step (first omitted term
+ * < 2^-57 relative), then 2^k expm1(r) + (2^k - 1): both terms exact, one rounding,
+ * no cancellation (k <= -1: 1 - 2^k >= 1/2 dominates). */
+BICL_FN double bicl_m_expm1_neg_d(double z)
+{
+    double kd = bicl_rint(z * BICL_INV_LN2);
+    double r = (z - kd * BICL_LN2_CW_HI) - kd * BICL_LN2_CW_LO;
+    double p = 0x1.6124613a86d09p-33; /* 1/13! */
+    double s;
+    p = bicl_fma(p, r, 0x1.1eed8eff8d898p-29); /* 1/12! */
+    p = bicl_fma(p, r, 0x1.ae64567f544e4p-26); /* 1/11! */
+    p = bicl_fma(p, r, 0x1.27e4fb7789f5cp-22); /* 1/10! */
+    p = bicl_fma(p, r, 0x1.71de3a556c734p-19); /* 1/9! */
+    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-16); /* 1/8! */
+    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-13); /* 1/7! */
+    p = bicl_fma(p, r, 0x1.6c16c16c16c17p-10); /* 1/6! */
+    p = bicl_fma(p, r, 0x1.1111111111111p-7);  /* 1/5! */
+    p = bicl_fma(p, r, 0x1.5555555555555p-5);  /* 1/4! */
+    p = bicl_fma(p, r, 0x1.5555555555555p-3);  /* 1/3! */
+    p = bicl_fma(p, r, 0.5);
+    p = bicl_fma(p, r, 1.0);
+    if (kd == 0.0) {
+        return p * r;
+    }
+    s = bicl_f64_pow2((bicl_i32)kd);
+    return bicl_fma(p * r, s, s - 1.0);
+}
+
+/* tanh(y) for a double 0 < y < 10, relative error below 2^-49.5: -m / (2 + m),
+ * m = expm1(-2y) in [-1, 0] (the quotient's sensitivity to m is at most 2). */
+BICL_FN double bicl_m_tanh_fast_d(double y)
+{
+    double m = bicl_m_expm1_neg_d(-2.0 * y);
+    return -m / (2.0 + m);
+}
+
+BICL_FN double bicl_m_tanh_dbl(float x)
+{
+    double t = bicl_m_tanh_fast_d(bicl_f64_abs((double)x));
+    return x < 0.0f ? -t : t;
+}
+#endif
+
+BICL_M_CR1(bicl_tanhf, bicl_m_tanh_special, bicl_m_tanh_fx, bicl_m_tanh_pair,
+           BICL_M_ZIV_REL_TANH_F32, bicl_m_tanh_dbl)
 
 /* --------------------------------------------------------------- sigmoid */
 /* sigmoid(zh + zl) = 2^k (hi + lo) for -300 <= z <= 30, with hi + lo in
@@ -715,7 +791,7 @@ BICL_FN double bicl_m_sigmoid_dbl(float x)
 #endif
 
 BICL_M_CR1(bicl_sigmoidf, bicl_m_sigmoid_special, bicl_m_sigmoid_fx, bicl_m_sigmoid_pair,
-           bicl_m_sigmoid_dbl)
+           BICL_M_ZIV_REL_F32, bicl_m_sigmoid_dbl)
 
 /* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
 BICL_FN bicl_f32x2e bicl_m_split_exp(float x)
@@ -1116,7 +1192,8 @@ BICL_FN double bicl_m_silu_dbl(float x)
 }
 #endif
 
-BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, bicl_m_silu_dbl)
+BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BICL_M_ZIV_REL_F32,
+           bicl_m_silu_dbl)
 
 /* gelu_quick(x) = x sigmoid(a x), a = 1.702f, correctly rounded as one function
  * (the product a x is an exact pair); three implementations as for silu. The
@@ -1173,7 +1250,7 @@ BICL_FN double bicl_m_gelu_quick_dbl(float x)
 #endif
 
 BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bicl_m_gelu_quick_pair,
-           bicl_m_gelu_quick_dbl)
+           BICL_M_ZIV_REL_F32, bicl_m_gelu_quick_dbl)
 
 /* 0.5 x (1 + tanh(y)) = x sigmoid(2y): the argument 2c(x + d x^3) is formed
  * as a float pair (its rounding error would be multiplied by up to |2y|). */

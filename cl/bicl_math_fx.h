@@ -243,6 +243,68 @@ BICL_FN bicl_fx bicl_fx_sigmoid(float x)
     return bicl_fx_sigmoid_df(x, 0.0f);
 }
 
+/* ------------------------------------------------------------------ tanh */
+/* tanh(y) for a float pair y = yh + yl > 0, 2^-60 <= yh < 9.1, |yl| <= ulp(yh),
+ * relative error below 2^-59:
+ * - t = 2y < 0.75: tanh = E / (2 + E), E = expm1(t) = t P(t), P(t) = sum t^n/(n+1)!
+ *   for n = 0..18 by Horner at 2^-63 (coefficients 2^63/(n+1)! to nearest; the
+ *   first omitted term is below 2^-69; t enters P truncated at 2^-64, P >= 1). t
+ *   itself is kept at 62 bits relative (yh exact, yl truncated one unit), so tiny
+ *   arguments lose nothing. 1/(1 + E/2) by the exact restoring division.
+ * - t >= 0.75: tanh = (1 - e) / (1 + e), e = exp(-t) <= 0.473 (bicl_fx_exp_df,
+ *   relative error 2^-60): 1 - e >= 0.527 keeps the subtraction's error below
+ *   2^-60 relative. */
+BICL_FN bicl_fx bicl_fx_tanh_df(float yh, float yl)
+{
+    bicl_fx out;
+    bicl_u64 q;
+    if (yh < 0.375f) {
+        bicl_i32 eh = (bicl_i32)((bicl_f32_as_u32(yh) >> 23) & 0xffu) - 127; /* yh normal */
+        bicl_u64 ylx = bicl_fx_from_f32(yl, 62 - eh);
+        bicl_u64 y = bicl_fx_from_f32(yh, 62 - eh); /* y 2^(62 - eh) in [2^62, 2^63) */
+        bicl_u64 ru;
+        bicl_u64 p;
+        bicl_u64 em;
+        bicl_i32 sh = eh + 3; /* t 2^64 = y 2^(eh + 3), eh <= -2 */
+        y = yl < 0.0f ? y - ylx : y + ylx;
+        ru = sh >= 0 ? y << sh : (sh > -64 ? y >> (-sh) : 0UL);
+        p = 0x4cUL; /* 2^63/19! */
+        p = 0x5a1UL + bicl_fx_mulhi(p, ru);
+        p = 0x654bUL + bicl_fx_mulhi(p, ru);
+        p = 0x6b9fdUL + bicl_fx_mulhi(p, ru);
+        p = 0x6b9fd0UL + bicl_fx_mulhi(p, ru);
+        p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
+        p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
+        p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
+        p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
+        p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
+        p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
+        p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
+        p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
+        p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
+        p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
+        p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
+        p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
+        p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
+        p = 0x8000000000000000UL + bicl_fx_mulhi(p, ru); /* P 2^63, below 1.49 2^63 */
+        /* E = t P = em 2^(eh - 61), em >= 2^62; E 2^61 = em 2^eh added to 2^62 */
+        em = bicl_fx_mulhi(y << 1, p);
+        q = bicl_fx_recip(0x4000000000000000UL + (em >> (-eh)));
+        out.m = bicl_fx_mulhi(em, q); /* E/2 / (1 + E/2) */
+        out.e = eh - 61;
+        return out;
+    }
+    {
+        bicl_fx e = bicl_fx_exp_df(-2.0f * yh, -2.0f * yl);
+        bicl_i32 sh = e.e + 63;
+        bicl_u64 ex = sh >= 0 ? e.m << sh : (sh > -64 ? e.m >> (-sh) : 0UL); /* e 2^63 */
+        q = bicl_fx_recip(0x4000000000000000UL + (ex >> 1));                 /* 1/(1 + e) */
+        out.m = bicl_fx_mulhi(0x8000000000000000UL - ex, q);
+        out.e = -62;
+        return out;
+    }
+}
+
 /* y * v for a finite nonzero float y: v's mantissa times y's 24-bit one, the low
  * 24 bits of the 88-bit product dropped (v.m >= 2^59 keeps >= 58 bits). */
 BICL_FN bicl_fx bicl_fx_mul_f32(bicl_fx v, float y)

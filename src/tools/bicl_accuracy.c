@@ -522,46 +522,34 @@ static float o_exp(float x, const params *p)
     (void)p;
     return bicl_expf(x);
 }
-static float o_exp_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_expf_pair(x);
-}
-static float o_exp_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_expf_int(x);
-}
-static float o_sigmoid_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_sigmoidf_pair(x);
-}
-static float o_sigmoid_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_sigmoidf_int(x);
-}
-static float o_silu_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_silu_pair(x);
-}
-static float o_silu_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_silu_int(x);
-}
-static float o_gelu_quick_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_quick_pair(x);
-}
-static float o_gelu_quick_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_quick_int(x);
-}
+/* The correctly rounded functions computed by three paths (cl/bicl_math_f32.h,
+ * BICL_M_CR1): one row each. The op NAME checks the default path (the double one on
+ * the host); NAME_pair and NAME_int, generated from the row, check the float-pair
+ * and the integer path alone against the same oracle, which must find them
+ * correctly rounded too.
+ *   X(NAME, FN, FORMULA, REF_D, REF_M, SPECIAL, SPAN, ROW): FN is the header's
+ *   function (FN_pair, FN_int are its paths); the other columns as in op_desc. */
+#define CR_PATHS(X)                                                                                \
+    X(expf, bicl_expf, "e^x", r_exp, m_exp, s_exp, 110.0f, NULL)                                   \
+    X(tanhf, bicl_tanhf, "tanh x", r_tanh, m_tanh, s_tanh, 10.0f, "tanh")                          \
+    X(sigmoidf, bicl_sigmoidf, "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, 110.0f, "sigmoid")   \
+    X(silu, bicl_silu, "x sigmoid(x)", r_silu, m_silu, s_gate, 120.0f, "silu")                     \
+    X(gelu_quick, bicl_gelu_quick, "x sigmoid(1.702 x)", r_gelu_quick, m_gelu_quick, s_gate,       \
+      80.0f, "gelu_quick")
+
+#define CR_PATH_FNS(NAME, FN, ...)                                                                 \
+    static float o_##NAME##_pair(float x, const params *p)                                         \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return FN##_pair(x);                                                                       \
+    }                                                                                              \
+    static float o_##NAME##_int(float x, const params *p)                                          \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return FN##_int(x);                                                                        \
+    }
+CR_PATHS(CR_PATH_FNS)
+
 static float o_expm1(float x, const params *p)
 {
     (void)p;
@@ -705,32 +693,8 @@ static double op_limit(const op_desc *op)
 
 static const op_desc OPS[] = {
     {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL, 1},
-    {"expf_pair",
-     "e^x, float-pair path",
-     0.5,
-     o_exp_pair,
-     r_exp,
-     m_exp,
-     s_exp,
-     {{0}},
-     NULL,
-     110.0f,
-     NULL,
-     1},
-    {"expf_int",
-     "e^x, integer path",
-     0.5,
-     o_exp_int,
-     r_exp,
-     m_exp,
-     s_exp,
-     {{0}},
-     NULL,
-     110.0f,
-     NULL,
-     1},
     {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 0},
-    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 0},
+    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 1},
     {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 0},
     {"sigmoidf",
      "1/(1+e^-x)",
@@ -744,57 +708,9 @@ static const op_desc OPS[] = {
      110.0f,
      "sigmoid",
      1},
-    {"sigmoidf_pair",
-     "1/(1+e^-x), float-pair path",
-     0.0,
-     o_sigmoid_pair,
-     r_sigmoid,
-     m_sigmoid,
-     s_sigmoid,
-     {{0}},
-     NULL,
-     110.0f,
-     "sigmoid",
-     1},
-    {"sigmoidf_int",
-     "1/(1+e^-x), integer path",
-     0.0,
-     o_sigmoid_int,
-     r_sigmoid,
-     m_sigmoid,
-     s_sigmoid,
-     {{0}},
-     NULL,
-     110.0f,
-     "sigmoid",
-     1},
     {"relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
     {"relu2", "relu(x)^2", 0.0, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, "relu2", 0},
     {"silu", "x sigmoid(x)", 0.0, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f, "silu", 1},
-    {"silu_pair",
-     "x sigmoid(x), float-pair path",
-     0.0,
-     o_silu_pair,
-     r_silu,
-     m_silu,
-     s_gate,
-     {{0}},
-     NULL,
-     120.0f,
-     "silu",
-     1},
-    {"silu_int",
-     "x sigmoid(x), integer path",
-     0.0,
-     o_silu_int,
-     r_silu,
-     m_silu,
-     s_gate,
-     {{0}},
-     NULL,
-     120.0f,
-     "silu",
-     1},
     {"gelu_erf",
      "x/2 (1 + erf(x/sqrt2))",
      0.0,
@@ -831,30 +747,6 @@ static const op_desc OPS[] = {
      80.0f,
      "gelu_quick",
      1},
-    {"gelu_quick_pair",
-     "x sigmoid(1.702 x), float-pair path",
-     0.0,
-     o_gelu_quick_pair,
-     r_gelu_quick,
-     m_gelu_quick,
-     s_gate,
-     {{0}},
-     NULL,
-     80.0f,
-     "gelu_quick",
-     1},
-    {"gelu_quick_int",
-     "x sigmoid(1.702 x), integer path",
-     0.0,
-     o_gelu_quick_int,
-     r_gelu_quick,
-     m_gelu_quick,
-     s_gate,
-     {{0}},
-     NULL,
-     80.0f,
-     "gelu_quick",
-     1},
     {"softcap",
      "cap tanh(x/cap), exhaustive: cap=30",
      0.0,
@@ -879,7 +771,20 @@ static const op_desc OPS[] = {
      80.0f,
      "swiglu_oai",
      0},
-};
+#define CR_PATH_OPS(NAME, FN, FORMULA, REF_D, REF_M, SPECIAL, SPAN, ROW)                           \
+    {#NAME "_pair", FORMULA ", float-pair path",                                                   \
+     0.5,           o_##NAME##_pair,                                                               \
+     REF_D,         REF_M,                                                                         \
+     SPECIAL,       {{0}},                                                                         \
+     NULL,          SPAN,                                                                          \
+     ROW,           1},                                                                            \
+        {#NAME "_int", FORMULA ", integer path",                                                   \
+         0.5,          o_##NAME##_int,                                                             \
+         REF_D,        REF_M,                                                                      \
+         SPECIAL,      {{0}},                                                                      \
+         NULL,         SPAN,                                                                       \
+         ROW,          1},
+    CR_PATHS(CR_PATH_OPS)};
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
 /* ------------------------------------------------------------- results */

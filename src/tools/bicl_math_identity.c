@@ -1,9 +1,9 @@
 /* bicl_math_identity - proves that the implementations of bicl's correctly
  * rounded functions give the same bits (the float-pair and integer paths
- * against the double one: expf, sigmoidf, silu, gelu_quick), and that every other function
- * of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit
- * (CMake's BICL_MATH_BASELINE, read from git at configure time and renamed
- * bicl_* -> bicl_v1_* into <build>/math_baseline/bicl_math_f32_v1.h); times them.
+ * against the double one: expf, sigmoidf, silu, gelu_quick, tanhf; CR_FNS), and that every other
+ * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
+ * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
+ * <build>/math_baseline/bicl_math_f32_v1.h); times them.
  *
  *   --function NAME  only the checks whose name starts with NAME
  *   --fallback       also the integer paths alone (slow: bit-serial division)
@@ -53,20 +53,19 @@ typedef struct {
     int fallback; /* 1: only with --fallback (the integer path alone, slow) */
 } pair1;
 
+/* The correctly rounded functions computed by three paths (cl/bicl_math_f32.h,
+ * BICL_M_CR1), by the NAME of bicl_NAME: one row each; the checks and timings of
+ * their paths are generated from it. */
+#define CR_FNS(X) X(expf) X(sigmoidf) X(silu) X(gelu_quick) X(tanhf)
+
 /* The correctly rounded functions: each path against the double one (all three are
  * correctly rounded, so their bits must agree; bicl-accuracy --exhaustive proves
  * the double one against MPFR). The others: the header against the baseline. */
+#define CR_CHECKS(N)                                                                               \
+    {#N " pair=dbl", bicl_##N##_pair, bicl_##N##_dbl, 0},                                          \
+        {#N " int=dbl", bicl_##N##_int, bicl_##N##_dbl, 1},
 static const pair1 k_fns1[] = {
-    {"expf pair=dbl", bicl_expf_pair, bicl_expf_dbl, 0},
-    {"sigmoidf pair=dbl", bicl_sigmoidf_pair, bicl_sigmoidf_dbl, 0},
-    {"silu pair=dbl", bicl_silu_pair, bicl_silu_dbl, 0},
-    {"expf int=dbl", bicl_expf_int, bicl_expf_dbl, 1},
-    {"sigmoidf int=dbl", bicl_sigmoidf_int, bicl_sigmoidf_dbl, 1},
-    {"silu int=dbl", bicl_silu_int, bicl_silu_dbl, 1},
-    {"gelu_quick pair=dbl", bicl_gelu_quick_pair, bicl_gelu_quick_dbl, 0},
-    {"gelu_quick int=dbl", bicl_gelu_quick_int, bicl_gelu_quick_dbl, 1},
-    {"expm1f", bicl_expm1f, bicl_v1_expm1f, 0},
-    {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
+    CR_FNS(CR_CHECKS){"expm1f", bicl_expm1f, bicl_v1_expm1f, 0},
     {"erff", bicl_erff, bicl_v1_erff, 0},
     {"gelu_erf", bicl_gelu_erf, bicl_v1_gelu_erf, 0},
     {"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh, 0},
@@ -76,20 +75,11 @@ static const pair1 k_fns1[] = {
 #define N_FNS1 ((int)(sizeof k_fns1 / sizeof k_fns1[0]))
 
 /* Timing: the baseline against the paths of the new header. */
+#define CR_BENCH(N)                                                                                \
+    {#N " dbl", bicl_##N##_dbl, bicl_v1_##N, 0}, {#N " pair", bicl_##N##_pair, bicl_v1_##N, 0},    \
+        {#N " int", bicl_##N##_int, bicl_v1_##N, 0},
 static const pair1 k_bench[] = {
-    {"expf dbl", bicl_expf_dbl, bicl_v1_expf, 0},
-    {"expf pair", bicl_expf_pair, bicl_v1_expf, 0},
-    {"expf int", bicl_expf_int, bicl_v1_expf, 0},
-    {"sigmoidf dbl", bicl_sigmoidf_dbl, bicl_v1_sigmoidf, 0},
-    {"sigmoidf pair", bicl_sigmoidf_pair, bicl_v1_sigmoidf, 0},
-    {"sigmoidf int", bicl_sigmoidf_int, bicl_v1_sigmoidf, 0},
-    {"silu dbl", bicl_silu_dbl, bicl_v1_silu, 0},
-    {"silu pair", bicl_silu_pair, bicl_v1_silu, 0},
-    {"silu int", bicl_silu_int, bicl_v1_silu, 0},
-    {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
-    {"gelu_quick dbl", bicl_gelu_quick_dbl, bicl_v1_gelu_quick, 0},
-    {"gelu_quick pair", bicl_gelu_quick_pair, bicl_v1_gelu_quick, 0},
-};
+    CR_FNS(CR_BENCH){"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh, 0}};
 #define N_BENCH ((int)(sizeof k_bench / sizeof k_bench[0]))
 
 /* --function NAME: only the checks whose name starts with NAME; --fallback adds
