@@ -1252,36 +1252,109 @@ BICL_FN double bicl_m_gelu_quick_dbl(float x)
 BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bicl_m_gelu_quick_pair,
            BICL_M_ZIV_REL_F32, bicl_m_gelu_quick_dbl)
 
-/* 0.5 x (1 + tanh(y)) = x sigmoid(2y): the argument 2c(x + d x^3) is formed
- * as a float pair (its rounding error would be multiplied by up to |2y|). */
-BICL_FN float bicl_gelu_tanh(float x)
+/* gelu_tanh(x) = 0.5 x (1 + tanh(u)), u = c (x + d x^3) taken exactly with the
+ * constants c = 0.7978845608f and d = 0.044715f, correctly rounded as one
+ * function; computed as x sigmoid(z), z = 2u (an identity: no cancellation for
+ * x < 0), three implementations (BICL_M_CR1). Decided without evaluation: NaN,
+ * +-0; x >= 10 (z >= 87.3, so 1 - sigmoid(z) < 2^-125 and the result rounds to
+ * x; also +inf); x <= -11 (z <= -112.5, |x| sigmoid(z) < 11 e^-112.5 < 2^-158
+ * over [-16, -11] and smaller beyond: -0; also -inf); |x| < 2^-60 (x/2 + c x^2/2:
+ * only a tie sees the x^2 term). Elsewhere z's error is multiplied by up to |z|
+ * in the result, so each path forms z more exactly than its own bound. */
+#define BICL_M_GELU_TANH_C2 (2.0f * 0.7978845608f) /* exact doubling */
+#define BICL_M_GELU_TANH_D  0.044715f
+
+BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
 {
-    const float c2 = 2.0f * 0.7978845608f; /* exact doubling */
-    const float d = 0.044715f;
-    bicl_f32x2 w;
-    bicl_f32x2 y;
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
-    if (x == 0.0f) {
-        return x;
+    if (x == 0.0f || x >= 10.0f) {
+        *out = x;
+        return 1;
     }
-    if (x > 16.0f) { /* 2y > 300: sigmoid rounds to 1 */
-        return x;
-    }
-    if (x < -16.0f) { /* 2y < -300: |result| < 2^-400 */
-        return -0.0f;
+    if (x <= -11.0f) {
+        *out = -0.0f;
+        return 1;
     }
     if (bicl_f32_abs(x) < 0x1p-60f) {
-        return bicl_m_half_tie_up(x);
+        *out = bicl_m_half_tie_up(x);
+        return 1;
     }
-    w = bicl_df_mul_f(bicl_df_two_prod(x, x), d); /* d x^2 */
-    y = bicl_df_two_sum(1.0f, w.hi);              /* 1 + d x^2 */
-    y.lo = y.lo + w.lo;
-    y = bicl_df_mul_f(bicl_df_mul_f(y, x), c2); /* 2c (x + d x^3) */
-    y = bicl_df_fast_two_sum(y.hi, y.lo);
-    return bicl_m_mul_sigmoid_1(x, y.hi, y.lo); /* |x| >= 2^-60 */
+    return 0;
 }
+
+/* The integer path: z = c2 x + (c2 d) x^3 as a float zh plus a fixed-point low
+ * part at 2^-64. c2 x, c2 d, x^2 = p + q and x^3 = x p + x q are split exactly
+ * (TwoProd), and so are the products of (c2 d) with x^3's parts that reach above
+ * 2^-64; every part except the two leading ones is below 2^-16 and enters the
+ * fixed-point sum truncated (one unit each), the leading two through an exact
+ * TwoSum. |x| <= 11, so |zh| < 128 (bicl_fx_exp_r: |zh| <= 300). Products that
+ * underflow lie far below 2^-64. Error of z below 2^-60 absolute, which is the
+ * relative error it adds to the result. */
+BICL_FN float bicl_m_gelu_tanh_fx(float x)
+{
+    bicl_f32x2 cd = bicl_df_two_prod(BICL_M_GELU_TANH_C2, BICL_M_GELU_TANH_D);
+    bicl_f32x2 a = bicl_df_two_prod(BICL_M_GELU_TANH_C2, x);
+    bicl_f32x2 x2 = bicl_df_two_prod(x, x);
+    bicl_f32x2 b = bicl_df_two_prod(x, x2.hi);
+    bicl_f32x2 bq = bicl_df_two_prod(x, x2.lo);
+    bicl_f32x2 e1 = bicl_df_two_prod(cd.hi, b.hi);
+    bicl_f32x2 e3 = bicl_df_two_prod(cd.hi, b.lo);
+    bicl_f32x2 e5 = bicl_df_two_prod(cd.hi, bq.hi);
+    bicl_f32x2 e8 = bicl_df_two_prod(cd.lo, b.hi);
+    bicl_f32x2 z = bicl_df_two_sum(a.hi, e1.hi);
+    bicl_i64 zl = bicl_fx_i64_from_f32(z.lo) + bicl_fx_i64_from_f32(a.lo) +
+                  bicl_fx_i64_from_f32(e1.lo) + bicl_fx_i64_from_f32(e3.hi) +
+                  bicl_fx_i64_from_f32(e3.lo) + bicl_fx_i64_from_f32(e5.hi) +
+                  bicl_fx_i64_from_f32(e5.lo) + bicl_fx_i64_from_f32(cd.hi * bq.lo) +
+                  bicl_fx_i64_from_f32(e8.hi) + bicl_fx_i64_from_f32(e8.lo) +
+                  bicl_fx_i64_from_f32(cd.lo * b.lo) + bicl_fx_i64_from_f32(cd.lo * bq.hi);
+    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid_r(z.hi, zl), x), x < 0.0f);
+}
+
+/* The float-pair path: math version 3's evaluation (z as a pair, relative error
+ * about 2^-44, so at most 2^-36 absolute for |z| < 128; sigmoid as for silu). */
+BICL_FN bicl_f32x2e bicl_m_gelu_tanh_pair(float x)
+{
+    bicl_f32x2 w = bicl_df_mul_f(bicl_df_two_prod(x, x), BICL_M_GELU_TANH_D); /* d x^2 */
+    bicl_f32x2 y = bicl_df_two_sum(1.0f, w.hi);                               /* 1 + d x^2 */
+    y.lo = y.lo + w.lo;
+    y = bicl_df_mul_f(bicl_df_mul_f(y, x), BICL_M_GELU_TANH_C2); /* 2c (x + d x^3) */
+    y = bicl_df_fast_two_sum(y.hi, y.lo);
+    return bicl_m_x_times_df(x, bicl_m_sigmoid_sat(y.hi, y.lo));
+}
+
+#ifdef BICL_HAVE_FP64
+/* sigmoid(zh + zl) for doubles, |zh| <= 700, |zl| <= 2^-40 |zh|: as
+ * bicl_m_sigmoid_fast_d, with e^-|z| corrected by the factor 1 -+ zl (the
+ * omitted zl^2/2 is below 2^-80 relative). Relative error below 2^-50. */
+BICL_FN double bicl_m_sigmoid_fast_dd(double zh, double zl)
+{
+    bicl_i32 k;
+    double e = bicl_m_exp_fast_d(-bicl_f64_abs(zh), &k);
+    e = e * bicl_f64_pow2(k);
+    e = e + e * (zh >= 0.0 ? -zl : zl);
+    return zh >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+
+/* The double path: z = c2 x + (c2 d) x^3 as a double-double (c2 x, c2 d and x^2
+ * are exact in double, x x^2 and (c2 d) x^3's leading product by TwoProd), so
+ * z's error is below 2^-100 |z|. */
+BICL_FN double bicl_m_gelu_tanh_dbl(float x)
+{
+    double xd = (double)x;
+    double cd = (double)BICL_M_GELU_TANH_C2 * (double)BICL_M_GELU_TANH_D;
+    bicl_dd x3 = bicl_dd_two_prod(xd, xd * xd);
+    bicl_dd t = bicl_dd_two_prod(cd, x3.hi);
+    bicl_dd z = bicl_dd_two_sum((double)BICL_M_GELU_TANH_C2 * xd, t.hi);
+    return xd * bicl_m_sigmoid_fast_dd(z.hi, z.lo + (t.lo + cd * x3.lo));
+}
+#endif
+
+BICL_M_CR1(bicl_gelu_tanh, bicl_m_gelu_tanh_special, bicl_m_gelu_tanh_fx, bicl_m_gelu_tanh_pair,
+           BICL_M_ZIV_REL_F32, bicl_m_gelu_tanh_dbl)
 
 BICL_FN float bicl_softcap(float x, float cap)
 {

@@ -140,21 +140,27 @@ BICL_FN float bicl_fx_round(bicl_fx v, int neg)
 #define BICL_FX_LN2H    0x58b90bfbe8e7bcd6UL /* ln2/2 2^64 */
 #define BICL_FX_SQRT2   0xb504f333f9de6484UL /* sqrt2 2^63 */
 
-/* exp(zh + zl) for a float pair, |zh| <= 300, |zl| <= ulp(zh) (zl = 0 for a float):
- * zl joins r in fixed point (truncated at 2^-64, one more unit). */
-BICL_FN bicl_fx bicl_fx_exp_df(float zh, float zl)
+/* f 2^64 truncated towards zero, signed, for a float |f| < 2^-1. */
+BICL_FN bicl_i64 bicl_fx_i64_from_f32(float f)
+{
+    bicl_u64 u = bicl_fx_from_f32(f, 64);
+    return f < 0.0f ? -(bicl_i64)u : (bicl_i64)u;
+}
+
+/* exp(zh + zl 2^-64) for a float zh, |zh| <= 300, and an integer zl with
+ * |zl 2^-64| <= 2^-14 (a float pair's low part, or a sum of several, in fixed
+ * point): zl joins r. */
+BICL_FN bicl_fx bicl_fx_exp_r(float zh, bicl_i64 zl)
 {
     float kf = bicl_rintf(zh * 0x1.715476p+1f);
     float r1 = bicl_fmaf(-kf, BICL_FX_LN2H_HI, zh); /* exact */
     bicl_u64 r1x = bicl_fx_from_f32(r1, 64);
-    bicl_u64 zlx = bicl_fx_from_f32(zl, 64);
     bicl_i32 k = (bicl_i32)kf;
     bicl_u32 ak = (bicl_u32)(k < 0 ? -k : k);
     /* |k| L 2^-28 = |k (ln2/2 - HI)| 2^64, split so that no product overflows */
     bicl_u64 kl = (BICL_FX_LN2H_L >> 28) * ak + (((BICL_FX_LN2H_L & 0xfffffffUL) * ak) >> 28);
-    bicl_i64 r = (r1 < 0.0f ? -(bicl_i64)r1x : (bicl_i64)r1x) +
-                 (k < 0 ? -(bicl_i64)kl : (bicl_i64)kl) +
-                 (zl < 0.0f ? -(bicl_i64)zlx : (bicl_i64)zlx);
+    bicl_i64 r =
+        (r1 < 0.0f ? -(bicl_i64)r1x : (bicl_i64)r1x) + (k < 0 ? -(bicl_i64)kl : (bicl_i64)kl) + zl;
     bicl_u64 p;
     bicl_u64 ru;
     bicl_i32 j;
@@ -190,6 +196,13 @@ BICL_FN bicl_fx bicl_fx_exp_df(float zh, float zl)
     return out;
 }
 
+/* exp(zh + zl) for a float pair, |zh| <= 300, |zl| <= ulp(zh) (zl = 0 for a float):
+ * zl joins r in fixed point (truncated at 2^-64, one more unit). */
+BICL_FN bicl_fx bicl_fx_exp_df(float zh, float zl)
+{
+    return bicl_fx_exp_r(zh, bicl_fx_i64_from_f32(zl));
+}
+
 BICL_FN bicl_fx bicl_fx_exp(float x)
 {
     return bicl_fx_exp_df(x, 0.0f);
@@ -217,13 +230,13 @@ BICL_FN bicl_u64 bicl_fx_recip(bicl_u64 d)
     return q;
 }
 
-/* sigmoid(x + xl) = 1 / (1 + e^-x) for a float pair, |x| <= 300, relative error
- * below 2^-59: e = exp(-|x|) <= 1, d = 1 + e at 2^-62 (one truncation), q = 1/d
- * at 2^-63 (truncated); x >= 0 gives q, x < 0 gives e q (one more truncation of a
- * product of two 60-bit words). */
-BICL_FN bicl_fx bicl_fx_sigmoid_df(float x, float xl)
+/* sigmoid(x + xl 2^-64) = 1 / (1 + e^-x) for a float x, |x| <= 300, and an
+ * integer xl as for bicl_fx_exp_r, relative error below 2^-59: e = exp(-|x|) <= 1,
+ * d = 1 + e at 2^-62 (one truncation), q = 1/d at 2^-63 (truncated); x >= 0 gives
+ * q, x < 0 gives e q (one more truncation of a product of two 60-bit words). */
+BICL_FN bicl_fx bicl_fx_sigmoid_r(float x, bicl_i64 xl)
 {
-    bicl_fx e = x >= 0.0f ? bicl_fx_exp_df(-x, -xl) : bicl_fx_exp_df(x, xl);
+    bicl_fx e = x >= 0.0f ? bicl_fx_exp_r(-x, -xl) : bicl_fx_exp_r(x, xl);
     bicl_i32 sh = e.e + 62;
     bicl_u64 add = sh >= 0 ? e.m << sh : (sh > -64 ? e.m >> (-sh) : 0UL);
     bicl_u64 q = bicl_fx_recip(0x4000000000000000UL + add);
@@ -236,6 +249,12 @@ BICL_FN bicl_fx bicl_fx_sigmoid_df(float x, float xl)
         out.e = e.e + 1;
     }
     return out;
+}
+
+/* sigmoid(x + xl) for a float pair, |x| <= 300, |xl| <= ulp(x). */
+BICL_FN bicl_fx bicl_fx_sigmoid_df(float x, float xl)
+{
+    return bicl_fx_sigmoid_r(x, bicl_fx_i64_from_f32(xl));
 }
 
 BICL_FN bicl_fx bicl_fx_sigmoid(float x)

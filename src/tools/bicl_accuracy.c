@@ -535,7 +535,9 @@ static float o_exp(float x, const params *p)
     X(sigmoidf, bicl_sigmoidf, "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, 110.0f, "sigmoid")   \
     X(silu, bicl_silu, "x sigmoid(x)", r_silu, m_silu, s_gate, 120.0f, "silu")                     \
     X(gelu_quick, bicl_gelu_quick, "x sigmoid(1.702 x)", r_gelu_quick, m_gelu_quick, s_gate,       \
-      80.0f, "gelu_quick")
+      80.0f, "gelu_quick")                                                                         \
+    X(gelu_tanh, bicl_gelu_tanh, "x/2 (1 + tanh(c(x + d x^3)))", r_gelu_tanh, m_gelu_tanh, s_gate, \
+      16.0f, "gelu_tanh")
 
 #define CR_PATH_FNS(NAME, FN, ...)                                                                 \
     static float o_##NAME##_pair(float x, const params *p)                                         \
@@ -734,7 +736,7 @@ static const op_desc OPS[] = {
      NULL,
      16.0f,
      "gelu_tanh",
-     0},
+     1},
     {"gelu_quick",
      "x sigmoid(1.702 x)",
      0.0,
