@@ -460,67 +460,72 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
 #endif
 
 /* ------------------------------- correctly rounded: the three paths, once */
-/* BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL) defines the correctly rounded
- * one-argument function NAME and its three implementations (Ziv's strategy).
- * NAME_int(x): SPECIAL, else FX(x), the integer path (bicl_math_fx.h).
- * NAME_pair(x): SPECIAL, else the float-pair value PAIR(x), a bicl_f32x2e within
- * PREL of the exact value (relative; BICL_M_ZIV_REL_F32 or wider), when
- * bicl_df_round_test decides it, else FX(x).
- * NAME_dbl(x), BICL_HAVE_FP64 only: SPECIAL, else the double value DBL(x), within
- * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d decides it, else FX(x).
- * NAME(x): NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
- * SPECIAL(x, &r) returns 1 with r set for the inputs decided without evaluation
- * (NaN, the saturated ranges, zero and the tiny arguments); FX, PAIR and DBL see
- * only the other inputs. */
-#define BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR, PREL)                                         \
-    BICL_FN float NAME##_int(float x)                                                              \
+/* BICL_M_CR(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL) defines the correctly
+ * rounded function NAME PARAMS (say NAME(float x, float cap); ARGS = (x, cap)) and
+ * its three implementations (Ziv's strategy). SP, FX, PAIR and DBL are expressions
+ * of the parameters; SP may also use the float r.
+ * NAME_int: SP (1 with r set for the inputs decided without evaluation: NaN, the
+ * saturated ranges, zero and the tiny arguments; 0 otherwise), else FX, the
+ * integer path (bicl_math_fx.h).
+ * NAME_pair: SP, else the float-pair value PAIR, a bicl_f32x2e within PREL of
+ * the exact value (relative; BICL_M_ZIV_REL_F32 or wider), when
+ * bicl_df_round_test decides it, else FX.
+ * NAME_dbl, BICL_HAVE_FP64 only: SP, else the double value DBL, within
+ * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d decides it, else FX.
+ * NAME: NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
+ * BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL) is the one-argument case, with
+ * SPECIAL(x, &r), FX(x), PAIR(x) and DBL(x). */
+#define BICL_M_CR_INT_BODY(SP, FX)                                                                 \
     {                                                                                              \
         float r;                                                                                   \
-        if (SPECIAL(x, &r)) {                                                                      \
+        if (SP) {                                                                                  \
             return r;                                                                              \
         }                                                                                          \
-        return FX(x);                                                                              \
-    }                                                                                              \
-    BICL_FN float NAME##_pair(float x)                                                             \
+        return FX;                                                                                 \
+    }
+#define BICL_M_CR_PAIR_BODY(SP, FX, PAIR, PREL)                                                    \
     {                                                                                              \
         bicl_f32x2e v;                                                                             \
         float r;                                                                                   \
-        if (SPECIAL(x, &r)) {                                                                      \
+        if (SP) {                                                                                  \
             return r;                                                                              \
         }                                                                                          \
-        v = PAIR(x);                                                                               \
+        v = PAIR;                                                                                  \
         if (bicl_df_round_test(bicl_df(v.hi, v.lo), v.k, PREL, &r)) {                              \
             return r;                                                                              \
         }                                                                                          \
-        return FX(x);                                                                              \
+        return FX;                                                                                 \
     }
 #ifdef BICL_HAVE_FP64
-#define BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)                                                     \
-    BICL_FN float NAME##_dbl(float x)                                                              \
+#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)                                    \
+    BICL_FN float NAME##_dbl PARAMS                                                                \
     {                                                                                              \
         float r;                                                                                   \
-        if (SPECIAL(x, &r)) {                                                                      \
+        if (SP) {                                                                                  \
             return r;                                                                              \
         }                                                                                          \
-        if (bicl_m_round_test_d(DBL(x), BICL_M_ZIV_REL_F64, &r)) {                                 \
+        if (bicl_m_round_test_d(DBL, BICL_M_ZIV_REL_F64, &r)) {                                    \
             return r;                                                                              \
         }                                                                                          \
-        return FX(x);                                                                              \
+        return FX;                                                                                 \
     }                                                                                              \
-    BICL_FN float NAME(float x)                                                                    \
+    BICL_FN float NAME PARAMS                                                                      \
     {                                                                                              \
-        return NAME##_dbl(x);                                                                      \
+        return NAME##_dbl ARGS;                                                                    \
     }
 #else
-#define BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)                                                     \
-    BICL_FN float NAME(float x)                                                                    \
+#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)                                    \
+    BICL_FN float NAME PARAMS                                                                      \
     {                                                                                              \
-        return NAME##_pair(x);                                                                     \
+        return NAME##_pair ARGS;                                                                   \
     }
 #endif
+#define BICL_M_CR(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL)                                     \
+    BICL_FN float NAME##_int PARAMS BICL_M_CR_INT_BODY(SP, FX)                                     \
+    BICL_FN float NAME##_pair PARAMS BICL_M_CR_PAIR_BODY(SP, FX, PAIR, PREL)                       \
+        BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)
 #define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL)                                             \
-    BICL_M_CR1_INT_PAIR(NAME, SPECIAL, FX, PAIR, PREL)                                             \
-    BICL_M_CR1_DBL(NAME, SPECIAL, FX, DBL)
+    BICL_M_CR(NAME, (float x), (x), SPECIAL(x, &r), FX(x), PAIR(x), PREL, DBL(x))
 
 /* ------------------------------------------------------------------- exp */
 /* exp: x > 89 overflows (the threshold is 88.72283935546875), e^-104 < 2^-150
@@ -651,7 +656,9 @@ BICL_FN int bicl_m_tanh_special(float x, float *out)
 
 BICL_FN float bicl_m_tanh_fx(float x)
 {
-    return bicl_fx_round(bicl_fx_tanh_df(bicl_f32_abs(x), 0.0f), x < 0.0f);
+    float ax = bicl_f32_abs(x); /* normal: 2^-60 <= ax < 9.1 */
+    bicl_i32 e = (bicl_i32)(bicl_f32_as_u32(ax) >> 23) - 127;
+    return bicl_fx_round(bicl_fx_tanh_y(bicl_fx_from_f32(ax, 62 - e), e), x < 0.0f);
 }
 
 /* The float-pair value of math version 1 (bicl_m_tanh_df), sign restored. Its
@@ -1356,44 +1363,105 @@ BICL_FN double bicl_m_gelu_tanh_dbl(float x)
 BICL_M_CR1(bicl_gelu_tanh, bicl_m_gelu_tanh_special, bicl_m_gelu_tanh_fx, bicl_m_gelu_tanh_pair,
            BICL_M_ZIV_REL_F32, bicl_m_gelu_tanh_dbl)
 
-BICL_FN float bicl_softcap(float x, float cap)
+/* softcap(x, cap) = c tanh(x / c), c = |cap| (the formula is even in cap), with
+ * the quotient x / c taken as the exact real number (not the float quotient),
+ * correctly rounded as one function of x for each cap; three implementations
+ * (BICL_M_CR). Decided without evaluation, from the float quotient yh = |x| / c
+ * (within half an ulp of y = |x| / c): NaN (x first, then cap); c = 0 gives the
+ * canonical NaN; c = inf gives x (the limit) and so does x = +-0; yh >= 9.1
+ * (y >= 9.1 (1 - 2^-24), 1 - tanh(y) < 2^-25.2: rounds to c, with x's sign;
+ * also x = +-inf and an overflowing quotient); yh < 2^-13 (c tanh(y) = x (1 - d),
+ * 0 < d < y^2/3 < 2^-27.5: rounds to x; also an underflowing quotient). tanh of
+ * a nonzero rational is transcendental: never a midpoint. */
+BICL_FN int bicl_m_softcap_special(float x, float cap, float *out)
+{
+    float c = bicl_f32_abs(cap);
+    float yh;
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (bicl_f32_is_nan(cap)) {
+        *out = bicl_f32_quiet(cap);
+        return 1;
+    }
+    if (c == 0.0f) {
+        *out = bicl_f32_canonical_nan();
+        return 1;
+    }
+    if (bicl_m_is_inf(c) || x == 0.0f) {
+        *out = x;
+        return 1;
+    }
+    yh = bicl_f32_abs(x) / c;
+    if (yh >= 9.1f) {
+        *out = bicl_f32_copysign(c, x);
+        return 1;
+    }
+    if (yh < 0x1p-13f) {
+        *out = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* The integer path: y = |x| / c in fixed point from the exact reciprocal of c's
+ * mantissa (bicl_fx_recip, truncated: 2^-62) times |x|'s (one more truncation),
+ * 61 or more correct bits; tanh(y) by bicl_fx_tanh_y; times c; rounded once. */
+BICL_FN float bicl_m_softcap_fx(float x, float cap)
+{
+    bicl_fx a = bicl_fx_of_f32(x);
+    bicl_fx c = bicl_fx_of_f32(cap);
+    bicl_u64 y = bicl_fx_mulhi(a.m, bicl_fx_recip(c.m >> 1)); /* (a.m / c.m) 2^62 */
+    bicl_i32 eh = a.e - c.e;                                  /* y 2^(eh - 62) = |x| / c */
+    if (y < 0x4000000000000000UL) {
+        y <<= 1;
+        eh -= 1;
+    }
+    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_tanh_y(y, eh), cap), x < 0.0f);
+}
+
+/* The float-pair path: math version 3's evaluation. y = |x| / c as a pair (the
+ * remainder of the division is exact, once a tiny cap, and so x < 9.1 cap, is
+ * scaled up out of the denormals; the pair's relative error is about 2^-47), then
+ * c tanh(y) as for tanhf. Sampled relative error up to 2^-29.2 (caps 30, 50, 1,
+ * 0.1, 7.5, 1e-30, 1e30, 3e38; docs/accuracy.md), so the test is wider still. */
+#define BICL_M_ZIV_REL_SOFTCAP_F32 0x1p-27f
+BICL_FN bicl_f32x2e bicl_m_softcap_pair(float x, float cap)
 {
     float c = bicl_f32_abs(cap);
     float ax = bicl_f32_abs(x);
-    float yh;
-    float yl;
-    float cs;
-    bicl_i32 k = 0;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (bicl_f32_is_nan(cap)) {
-        return bicl_f32_quiet(cap);
-    }
-    if (c == 0.0f) {
-        return bicl_f32_canonical_nan();
-    }
-    if (bicl_m_is_inf(c) || x == 0.0f) {
-        return x;
-    }
-    yh = ax / c; /* may overflow to inf or underflow: both are caught below */
-    if (yh >= 9.1f) {
-        return bicl_f32_copysign(c, x);
-    }
-    if (yh < 0x1p-13f) { /* c tanh(x/c) = x (1 - y^2/3 ...), y^2/3 < 2^-27 */
-        return x;
-    }
-    /* y = ax / c as a pair: the remainder of the division is exact, once a
-     * tiny cap (and so x < 9.1 cap) is scaled up out of the denormals. */
-    cs = c;
+    float yh = ax / c;
+    float cs = c;
+    bicl_f32x2 t;
+    bicl_f32x2e out;
+    out.k = 0;
     if (c < 0x1p-60f) {
         cs = c * 0x1p64f;
         ax = ax * 0x1p64f;
-        k = -64;
+        out.k = -64;
     }
-    yl = bicl_fmaf(-yh, cs, ax) / cs;
-    return bicl_f32_copysign(bicl_df_ldexp_round(bicl_df_mul_f(bicl_m_tanh_df(yh, yl), cs), k), x);
+    t = bicl_df_mul_f(bicl_m_tanh_df(yh, bicl_fmaf(-yh, cs, ax) / cs), cs);
+    out.hi = x < 0.0f ? -t.hi : t.hi;
+    out.lo = x < 0.0f ? -t.lo : t.lo;
+    return out;
 }
+
+#ifdef BICL_HAVE_FP64
+/* The double path: y = |x| / c rounded to double (relative error 2^-53, which
+ * tanh's sensitivity, y (1 - tanh^2) / tanh <= 1, does not amplify), then
+ * c tanh(y) as for tanhf. */
+BICL_FN double bicl_m_softcap_dbl(float x, float cap)
+{
+    double c = bicl_f64_abs((double)cap);
+    double t = c * bicl_m_tanh_fast_d(bicl_f64_abs((double)x) / c);
+    return x < 0.0f ? -t : t;
+}
+#endif
+
+BICL_M_CR(bicl_softcap, (float x, float cap), (x, cap), bicl_m_softcap_special(x, cap, &r),
+          bicl_m_softcap_fx(x, cap), bicl_m_softcap_pair(x, cap), BICL_M_ZIV_REL_SOFTCAP_F32,
+          bicl_m_softcap_dbl(x, cap))
 
 BICL_FN float bicl_swiglu_oss(float gate, float up, float alpha, float limit)
 {

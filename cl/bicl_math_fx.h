@@ -263,29 +263,26 @@ BICL_FN bicl_fx bicl_fx_sigmoid(float x)
 }
 
 /* ------------------------------------------------------------------ tanh */
-/* tanh(y) for a float pair y = yh + yl > 0, 2^-60 <= yh < 9.1, |yl| <= ulp(yh),
- * relative error below 2^-59:
+/* tanh(y) for y = m 2^(eh - 62) > 0 given in fixed point, 2^62 <= m < 2^63 (62 bits
+ * after the leading one), 2^-60 <= y < 9.2, relative error below 2^-59 plus that of m:
  * - t = 2y < 0.75: tanh = E / (2 + E), E = expm1(t) = t P(t), P(t) = sum t^n/(n+1)!
  *   for n = 0..18 by Horner at 2^-63 (coefficients 2^63/(n+1)! to nearest; the
- *   first omitted term is below 2^-69; t enters P truncated at 2^-64, P >= 1). t
- *   itself is kept at 62 bits relative (yh exact, yl truncated one unit), so tiny
- *   arguments lose nothing. 1/(1 + E/2) by the exact restoring division.
- * - t >= 0.75: tanh = (1 - e) / (1 + e), e = exp(-t) <= 0.473 (bicl_fx_exp_df,
- *   relative error 2^-60): 1 - e >= 0.527 keeps the subtraction's error below
+ *   first omitted term is below 2^-69; t enters P truncated at 2^-64, P >= 1) and
+ *   t itself enters the product with all of m's bits, so tiny arguments lose
+ *   nothing. 1/(1 + E/2) by the exact restoring division.
+ * - t >= 0.75: tanh = (1 - e) / (1 + e), e = exp(-t) <= 0.473 (bicl_fx_exp_r with
+ *   -2y as the float of m's leading 24 bits plus the rest at 2^-64, exact),
+ *   relative error 2^-60: 1 - e >= 0.527 keeps the subtraction's error below
  *   2^-60 relative. */
-BICL_FN bicl_fx bicl_fx_tanh_df(float yh, float yl)
+BICL_FN bicl_fx bicl_fx_tanh_y(bicl_u64 y, bicl_i32 eh)
 {
     bicl_fx out;
     bicl_u64 q;
-    if (yh < 0.375f) {
-        bicl_i32 eh = (bicl_i32)((bicl_f32_as_u32(yh) >> 23) & 0xffu) - 127; /* yh normal */
-        bicl_u64 ylx = bicl_fx_from_f32(yl, 62 - eh);
-        bicl_u64 y = bicl_fx_from_f32(yh, 62 - eh); /* y 2^(62 - eh) in [2^62, 2^63) */
+    if (eh < -2 || (eh == -2 && y < 0x6000000000000000UL)) { /* y < 0.375 */
         bicl_u64 ru;
         bicl_u64 p;
         bicl_u64 em;
         bicl_i32 sh = eh + 3; /* t 2^64 = y 2^(eh + 3), eh <= -2 */
-        y = yl < 0.0f ? y - ylx : y + ylx;
         ru = sh >= 0 ? y << sh : (sh > -64 ? y >> (-sh) : 0UL);
         p = 0x4cUL; /* 2^63/19! */
         p = 0x5a1UL + bicl_fx_mulhi(p, ru);
@@ -314,7 +311,12 @@ BICL_FN bicl_fx bicl_fx_tanh_df(float yh, float yl)
         return out;
     }
     {
-        bicl_fx e = bicl_fx_exp_df(-2.0f * yh, -2.0f * yl);
+        /* -2y = -2 (yh + yr): yh = m's leading 24 bits as a float (exact), yr = the
+         * rest, below 2^39 units of 2^(eh - 62), at 2^-64: shifted by eh + 3 in [1, 6] */
+        float yh =
+            bicl_u32_as_f32(((bicl_u32)(eh + 127) << 23) | ((bicl_u32)(y >> 39) & 0x7fffffu));
+        bicl_u64 yr = y & 0x7fffffffffUL;
+        bicl_fx e = bicl_fx_exp_r(-2.0f * yh, -(bicl_i64)(yr << (eh + 3)));
         bicl_i32 sh = e.e + 63;
         bicl_u64 ex = sh >= 0 ? e.m << sh : (sh > -64 ? e.m >> (-sh) : 0UL); /* e 2^63 */
         q = bicl_fx_recip(0x4000000000000000UL + (ex >> 1));                 /* 1/(1 + e) */
@@ -322,6 +324,23 @@ BICL_FN bicl_fx bicl_fx_tanh_df(float yh, float yl)
         out.e = -62;
         return out;
     }
+}
+
+/* |f| as m 2^e with the leading bit of m at bit 63, for a finite nonzero float
+ * (denormals too). Exact. */
+BICL_FN bicl_fx bicl_fx_of_f32(float f)
+{
+    bicl_u32 b = bicl_f32_as_u32(f) & 0x7fffffffu;
+    bicl_i32 be = (bicl_i32)(b >> 23);
+    bicl_fx v;
+    v.m = (bicl_u64)(b & 0x7fffffu);
+    if (be != 0) {
+        v.m |= 0x800000UL;
+    } else {
+        be = 1;
+    }
+    v.e = be - 150;
+    return bicl_fx_norm(v);
 }
 
 /* y * v for a finite nonzero float y: v's mantissa times y's 24-bit one, the low

@@ -523,32 +523,50 @@ static float o_exp(float x, const params *p)
     return bicl_expf(x);
 }
 /* The correctly rounded functions computed by three paths (cl/bicl_math_f32.h,
- * BICL_M_CR1): one row each. The op NAME checks the default path (the double one on
+ * BICL_M_CR): one row each. The op NAME checks the default path (the double one on
  * the host); NAME_pair and NAME_int, generated from the row, check the float-pair
  * and the integer path alone against the same oracle, which must find them
  * correctly rounded too.
- *   X(NAME, FN, FORMULA, REF_D, REF_M, SPECIAL, SPAN, ROW): FN is the header's
- *   function (FN_pair, FN_int are its paths); the other columns as in op_desc. */
+ *   X(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW): FN ARGS
+ *   calls the header's function (FN_pair ARGS, FN_int ARGS its paths) with x and
+ *   the parameters p; the other columns as in op_desc. */
+#define P_NONE                                                                                     \
+    {                                                                                              \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
+#define P_CAP30                                                                                    \
+    {                                                                                              \
+        {                                                                                          \
+            30.0f, 0, 0                                                                            \
+        }                                                                                          \
+    }
 #define CR_PATHS(X)                                                                                \
-    X(expf, bicl_expf, "e^x", r_exp, m_exp, s_exp, 110.0f, NULL)                                   \
-    X(tanhf, bicl_tanhf, "tanh x", r_tanh, m_tanh, s_tanh, 10.0f, "tanh")                          \
-    X(sigmoidf, bicl_sigmoidf, "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, 110.0f, "sigmoid")   \
-    X(silu, bicl_silu, "x sigmoid(x)", r_silu, m_silu, s_gate, 120.0f, "silu")                     \
-    X(gelu_quick, bicl_gelu_quick, "x sigmoid(1.702 x)", r_gelu_quick, m_gelu_quick, s_gate,       \
-      80.0f, "gelu_quick")                                                                         \
-    X(gelu_tanh, bicl_gelu_tanh, "x/2 (1 + tanh(c(x + d x^3)))", r_gelu_tanh, m_gelu_tanh, s_gate, \
-      16.0f, "gelu_tanh")
+    X(expf, bicl_expf, (x), "e^x", r_exp, m_exp, s_exp, P_NONE, NULL, 110.0f, NULL)                \
+    X(tanhf, bicl_tanhf, (x), "tanh x", r_tanh, m_tanh, s_tanh, P_NONE, NULL, 10.0f, "tanh")       \
+    X(sigmoidf, bicl_sigmoidf, (x), "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, P_NONE, NULL,   \
+      110.0f, "sigmoid")                                                                           \
+    X(silu, bicl_silu, (x), "x sigmoid(x)", r_silu, m_silu, s_gate, P_NONE, NULL, 120.0f, "silu")  \
+    X(gelu_quick, bicl_gelu_quick, (x), "x sigmoid(1.702 x)", r_gelu_quick, m_gelu_quick, s_gate,  \
+      P_NONE, NULL, 80.0f, "gelu_quick")                                                           \
+    X(gelu_tanh, bicl_gelu_tanh, (x), "x/2 (1 + tanh(c(x + d x^3)))", r_gelu_tanh, m_gelu_tanh,    \
+      s_gate, P_NONE, NULL, 16.0f, "gelu_tanh")                                                    \
+    X(softcap, bicl_softcap, (x, p->p[0]), "cap tanh(x/cap), exhaustive: cap=30", r_softcap,       \
+      m_softcap, s_softcap, P_CAP30, gen_softcap, 300.0f, "softcap")
 
-#define CR_PATH_FNS(NAME, FN, ...)                                                                 \
+#define CR_PATH_FNS(NAME, FN, ARGS, ...)                                                           \
     static float o_##NAME##_pair(float x, const params *p)                                         \
     {                                                                                              \
+        (void)x;                                                                                   \
         (void)p;                                                                                   \
-        return FN##_pair(x);                                                                       \
+        return FN##_pair ARGS;                                                                     \
     }                                                                                              \
     static float o_##NAME##_int(float x, const params *p)                                          \
     {                                                                                              \
+        (void)x;                                                                                   \
         (void)p;                                                                                   \
-        return FN##_int(x);                                                                        \
+        return FN##_int ARGS;                                                                      \
     }
 CR_PATHS(CR_PATH_FNS)
 
@@ -760,7 +778,19 @@ static const op_desc OPS[] = {
      gen_softcap,
      300.0f,
      "softcap",
-     0},
+     1},
+    {"softcap50",
+     "cap tanh(x/cap), cap=50",
+     0.0,
+     o_softcap,
+     r_softcap,
+     m_softcap,
+     s_softcap,
+     {{50.0f, 0, 0}},
+     NULL,
+     500.0f,
+     "softcap",
+     1},
     {"swiglu_oss",
      "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3",
      0.0,
@@ -773,18 +803,18 @@ static const op_desc OPS[] = {
      80.0f,
      "swiglu_oai",
      0},
-#define CR_PATH_OPS(NAME, FN, FORMULA, REF_D, REF_M, SPECIAL, SPAN, ROW)                           \
+#define CR_PATH_OPS(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW)         \
     {#NAME "_pair", FORMULA ", float-pair path",                                                   \
      0.5,           o_##NAME##_pair,                                                               \
      REF_D,         REF_M,                                                                         \
-     SPECIAL,       {{0}},                                                                         \
-     NULL,          SPAN,                                                                          \
+     SPECIAL,       FIXED,                                                                         \
+     GEN,           SPAN,                                                                          \
      ROW,           1},                                                                            \
         {#NAME "_int", FORMULA ", integer path",                                                   \
          0.5,          o_##NAME##_int,                                                             \
          REF_D,        REF_M,                                                                      \
-         SPECIAL,      {{0}},                                                                      \
-         NULL,         SPAN,                                                                       \
+         SPECIAL,      FIXED,                                                                      \
+         GEN,          SPAN,                                                                       \
          ROW,          1},
     CR_PATHS(CR_PATH_OPS)};
 #define N_OPS (sizeof OPS / sizeof OPS[0])

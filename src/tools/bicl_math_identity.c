@@ -1,7 +1,7 @@
 /* bicl_math_identity - proves that the implementations of bicl's correctly
  * rounded functions give the same bits (the float-pair and integer paths
- * against the double one: expf, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh; CR_FNS),
- * and that every other
+ * against the double one: expf, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh (CR_FNS)
+ * and softcap), and that every other
  * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
  * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
  * <build>/math_baseline/bicl_math_f32_v1.h); times them.
@@ -17,7 +17,8 @@
  *
  *   --exhaustive   every one of the 2^32 float inputs of expf, expm1f, tanhf,
  *                  sigmoidf, erff, silu, gelu_erf, gelu_tanh, gelu_quick;
- *                  softcap(x, cap) for every x and the caps 30 and 50, and
+ *                  softcap(x, cap) (pair and, with --fallback, integer path
+ *                  against the double one) for every x and the caps 30 and 50, and
  *                  2^24 random x for each of 24 more caps (tiny, denormal, huge,
  *                  inf, zero, NaN, negative); swiglu_oss(gate, up, 1.702, 7)
  *                  for every gate against the ups 0.3 and -1 + 2^-24 and
@@ -212,7 +213,15 @@ static const uint32_t k_edges[] = {
 };
 #define N_EDGES ((int)(sizeof k_edges / sizeof k_edges[0]))
 
-typedef enum { FAM_SOFTCAP, FAM_SWIGLU_GATE, FAM_SWIGLU_UP, FAM_SWIGLU_RANDOM } family;
+/* FAM_SOFTCAP, FAM_SOFTCAP_INT: softcap's float-pair / integer path against its double one
+ * (it is correctly rounded); the swiglu families: the header against the baseline. */
+typedef enum {
+    FAM_SOFTCAP,
+    FAM_SOFTCAP_INT,
+    FAM_SWIGLU_GATE,
+    FAM_SWIGLU_UP,
+    FAM_SWIGLU_RANDOM
+} family;
 
 typedef struct {
     family fam;
@@ -237,8 +246,12 @@ static void check2(const job2 *j, uint32_t b, uint32_t c)
     char buf[160];
     switch (j->fam) {
     case FAM_SOFTCAP:
-        a = bicl_f32_as_u32(bicl_softcap(x, y));
-        o = bicl_f32_as_u32(bicl_v1_softcap(x, y));
+        a = bicl_f32_as_u32(bicl_softcap_pair(x, y));
+        o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
+        break;
+    case FAM_SOFTCAP_INT:
+        a = bicl_f32_as_u32(bicl_softcap_int(x, y));
+        o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
         break;
     default:
         a = bicl_f32_as_u32(bicl_swiglu_oss(x, y, j->alpha, j->limit));
@@ -263,6 +276,7 @@ static void *run2(void *arg)
         uint32_t v = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
         switch (j->fam) {
         case FAM_SOFTCAP:
+        case FAM_SOFTCAP_INT:
         case FAM_SWIGLU_UP: /* fixed second operand: x or gate swept */
             check2(j, v, fixed);
             break;
@@ -434,6 +448,7 @@ int main(int argc, char **argv)
     int i;
     double t0 = now_s();
     tally t_softcap = {0, 0, 0};
+    tally t_softcap_int = {0, 0, 0};
     tally t_swiglu = {0, 0, 0};
     /* caps: the models' 30 and 50, small and large, the denormal and
      * overflow edges, negative, zero, inf and NaN */
@@ -529,14 +544,19 @@ int main(int argc, char **argv)
     if (name_selected("softcap")) {
         /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
          * for every cap, and every edge pair */
-        sweep_fixed(FAM_SOFTCAP, "softcap", &t_softcap, caps_all,
-                    (int)(sizeof caps_all / sizeof caps_all[0]), 0.0f, 0.0f, exhaustive, 1ull << 24,
-                    n2, 0xca9ull, threads);
-        check_edge_pairs(FAM_SOFTCAP, "softcap", &t_softcap, 0.0f, 0.0f);
-        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "softcap",
-               t_softcap.checked, t_softcap.mismatches);
-        total_mis += t_softcap.mismatches;
-        fflush(stdout);
+        static const family fams[] = {FAM_SOFTCAP, FAM_SOFTCAP_INT};
+        static const char *const names[] = {"softcap pair=dbl", "softcap int=dbl"};
+        int f;
+        for (f = 0; f < (g_fallback ? 2 : 1); f++) {
+            tally *t = f == 0 ? &t_softcap : &t_softcap_int;
+            sweep_fixed(fams[f], names[f], t, caps_all, (int)(sizeof caps_all / sizeof caps_all[0]),
+                        0.0f, 0.0f, exhaustive, 1ull << 24, n2, 0xca9ull, threads);
+            check_edge_pairs(fams[f], names[f], t, 0.0f, 0.0f);
+            printf("%-18s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", names[f], t->checked,
+                   t->mismatches);
+            total_mis += t->mismatches;
+            fflush(stdout);
+        }
     }
     if (name_selected("swiglu_oss")) {
         /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
