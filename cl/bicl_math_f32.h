@@ -588,38 +588,6 @@ BICL_FN bicl_f32x2 bicl_m_expm1_df_neg(float zh, float zl)
     return r;
 }
 
-BICL_FN float bicl_expm1f(float x)
-{
-    bicl_m_exp_red red;
-    bicl_f32x2e e;
-    float one;
-    bicl_f32x2 r;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x == 0.0f) {
-        return x; /* keeps the sign of zero */
-    }
-    if (x > 89.0f) {
-        return bicl_u32_as_f32(0x7f800000u);
-    }
-    if (x < -18.0f) { /* e^x < 2^-25.9: -1 + e^x rounds to -1 */
-        return -1.0f;
-    }
-    red = bicl_m_exp_reduce(x, 0.0f);
-    if (red.k2 == 0) {
-        return bicl_df_round(red.m);
-    }
-    /* 2^k E - 1 = 2^k (E - 2^-k): the subtraction is exact as a pair and the
-     * scaling is left to the final rounding, so large k cannot overflow
-     * early. For k > 60, 2^-k no longer matters. */
-    e = bicl_m_exp_expand(red);
-    one = e.k > 60 ? 0.0f : bicl_m_pow2i(-e.k);
-    r = bicl_df_two_sum(e.hi, -one);
-    r.lo = r.lo + e.lo;
-    return bicl_df_ldexp_round(r, e.k);
-}
-
 /* ------------------------------------------------------------------ tanh */
 /* tanh(y) = -expm1(-2y) / (2 + expm1(-2y)) for 0 < y < 9.1, y = yh + yl:
  * expm1 has no cancellation and neither has 2 + expm1 (>= 1). */
@@ -665,6 +633,8 @@ BICL_FN float bicl_m_tanh_fx(float x)
  * relative error is larger than exp's (the quotient -m / (2 + m) doubles that of
  * m near 0; sampled maximum 2^-30.05, docs/accuracy.md), so its test is wider. */
 #define BICL_M_ZIV_REL_TANH_F32 0x1p-28f
+/* expm1's float-pair value: sampled relative error in docs/accuracy.md. */
+#define BICL_M_ZIV_REL_EXPM1_F32 0x1p-28f
 BICL_FN bicl_f32x2e bicl_m_tanh_pair(float x)
 {
     bicl_f32x2 t = bicl_m_tanh_df(bicl_f32_abs(x), 0.0f);
@@ -676,12 +646,14 @@ BICL_FN bicl_f32x2e bicl_m_tanh_pair(float x)
 }
 
 #ifdef BICL_HAVE_FP64
-/* expm1(z) for a double -745 <= z <= 0, relative error below 2^-51: k = rint(z/ln2),
- * r = z - k ln2 (as bicl_m_exp_fast_d; r = z exactly when k = 0), expm1(r) = r P(r)
- * with P the Taylor series of exp_fast_d without its last step (first omitted term
- * < 2^-57 relative), then 2^k expm1(r) + (2^k - 1): both terms exact, one rounding,
- * no cancellation (k <= -1: 1 - 2^k >= 1/2 dominates). */
-BICL_FN double bicl_m_expm1_neg_d(double z)
+/* expm1(z) for a double -745 <= z <= 700, relative error below 2^-50: k =
+ * rint(z/ln2), r = z - k ln2 (as bicl_m_exp_fast_d, exact for a float z or a
+ * float's double; r = z exactly when k = 0), expm1(r) = r P(r) with P the Taylor
+ * series of exp_fast_d without its last step (first omitted term < 2^-57
+ * relative), then 2^k expm1(r) + (2^k - 1): both terms exact (2^k - 1 to 2^-53
+ * for k > 53), one rounding; k <= -1: 1 - 2^k >= 1/2 dominates, k >= 1: the sum
+ * is at least 0.41 against terms up to 1.3 times it. */
+BICL_FN double bicl_m_expm1_fast_d(double z)
 {
     double kd = bicl_rint(z * BICL_INV_LN2);
     double r = (z - kd * BICL_LN2_CW_HI) - kd * BICL_LN2_CW_LO;
@@ -710,7 +682,7 @@ BICL_FN double bicl_m_expm1_neg_d(double z)
  * m = expm1(-2y) in [-1, 0] (the quotient's sensitivity to m is at most 2). */
 BICL_FN double bicl_m_tanh_fast_d(double y)
 {
-    double m = bicl_m_expm1_neg_d(-2.0 * y);
+    double m = bicl_m_expm1_fast_d(-2.0 * y);
     return -m / (2.0 + m);
 }
 
@@ -723,6 +695,68 @@ BICL_FN double bicl_m_tanh_dbl(float x)
 
 BICL_M_CR1(bicl_tanhf, bicl_m_tanh_special, bicl_m_tanh_fx, bicl_m_tanh_pair,
            BICL_M_ZIV_REL_TANH_F32, bicl_m_tanh_dbl)
+
+/* ----------------------------------------------------------------- expm1 */
+/* expm1: correctly rounded, three implementations (BICL_M_CR1). |x| < 2^-25: x
+ * (x^2/2 is below a quarter of x's ulp; keeps -0); x > 89 overflows (also +inf);
+ * x < -18: e^x < 2^-25.9 is lost against -1 (also -inf). e^x - 1 of a nonzero
+ * float is transcendental: never a midpoint. */
+BICL_FN int bicl_m_expm1_special(float x, float *out)
+{
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-25f) {
+        *out = x;
+        return 1;
+    }
+    if (x > 89.0f) {
+        *out = bicl_u32_as_f32(0x7f800000u);
+        return 1;
+    }
+    if (x < -18.0f) {
+        *out = -1.0f;
+        return 1;
+    }
+    return 0;
+}
+
+BICL_FN float bicl_m_expm1_fx(float x)
+{
+    return bicl_fx_round(bicl_fx_expm1_abs(x), x < 0.0f);
+}
+
+/* The float-pair value of math version 1: expm1(r) itself for k = 0, else
+ * 2^k E - 1 = 2^k (E - 2^-k), the subtraction exact as a pair and the scaling left
+ * to the final rounding (for k > 60, 2^-k no longer matters). */
+BICL_FN bicl_f32x2e bicl_m_expm1_pair(float x)
+{
+    bicl_m_exp_red red = bicl_m_exp_reduce(x, 0.0f);
+    bicl_f32x2e e;
+    bicl_f32x2 r;
+    if (red.k2 == 0) {
+        e.hi = red.m.hi;
+        e.lo = red.m.lo;
+        e.k = 0;
+        return e;
+    }
+    e = bicl_m_exp_expand(red);
+    r = bicl_df_two_sum(e.hi, -(e.k > 60 ? 0.0f : bicl_m_pow2i(-e.k)));
+    e.hi = r.hi;
+    e.lo = r.lo + e.lo;
+    return e;
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN double bicl_m_expm1_dbl(float x)
+{
+    return bicl_m_expm1_fast_d((double)x);
+}
+#endif
+
+BICL_M_CR1(bicl_expm1f, bicl_m_expm1_special, bicl_m_expm1_fx, bicl_m_expm1_pair,
+           BICL_M_ZIV_REL_EXPM1_F32, bicl_m_expm1_dbl)
 
 /* --------------------------------------------------------------- sigmoid */
 /* sigmoid(zh + zl) = 2^k (hi + lo) for -300 <= z <= 30, with hi + lo in

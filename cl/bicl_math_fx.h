@@ -263,6 +263,33 @@ BICL_FN bicl_fx bicl_fx_sigmoid(float x)
 }
 
 /* ------------------------------------------------------------------ tanh */
+/* P(t) 2^63 = sum t^n/(n+1)! 2^63 for n = 0..18 (expm1(t) = t P(t)), t = ru 2^-64 <
+ * 0.75, by Horner (coefficients 2^63/(n+1)! to nearest; the first omitted term is
+ * below 2^-69; each step truncates by < 1 unit). P < 1.49. */
+BICL_FN bicl_u64 bicl_fx_expm1_p(bicl_u64 ru)
+{
+    bicl_u64 p;
+    p = 0x4cUL; /* 2^63/19! */
+    p = 0x5a1UL + bicl_fx_mulhi(p, ru);
+    p = 0x654bUL + bicl_fx_mulhi(p, ru);
+    p = 0x6b9fdUL + bicl_fx_mulhi(p, ru);
+    p = 0x6b9fd0UL + bicl_fx_mulhi(p, ru);
+    p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
+    p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
+    p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
+    p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
+    p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
+    p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
+    p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
+    p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
+    p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
+    p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
+    p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
+    p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
+    p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
+    return 0x8000000000000000UL + bicl_fx_mulhi(p, ru);
+}
+
 /* tanh(y) for y = m 2^(eh - 62) > 0 given in fixed point, 2^62 <= m < 2^63 (62 bits
  * after the leading one), 2^-60 <= y < 9.2, relative error below 2^-59 plus that of m:
  * - t = 2y < 0.75: tanh = E / (2 + E), E = expm1(t) = t P(t), P(t) = sum t^n/(n+1)!
@@ -284,25 +311,7 @@ BICL_FN bicl_fx bicl_fx_tanh_y(bicl_u64 y, bicl_i32 eh)
         bicl_u64 em;
         bicl_i32 sh = eh + 3; /* t 2^64 = y 2^(eh + 3), eh <= -2 */
         ru = sh >= 0 ? y << sh : (sh > -64 ? y >> (-sh) : 0UL);
-        p = 0x4cUL; /* 2^63/19! */
-        p = 0x5a1UL + bicl_fx_mulhi(p, ru);
-        p = 0x654bUL + bicl_fx_mulhi(p, ru);
-        p = 0x6b9fdUL + bicl_fx_mulhi(p, ru);
-        p = 0x6b9fd0UL + bicl_fx_mulhi(p, ru);
-        p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
-        p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
-        p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
-        p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
-        p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
-        p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
-        p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
-        p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
-        p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
-        p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
-        p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
-        p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
-        p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
-        p = 0x8000000000000000UL + bicl_fx_mulhi(p, ru); /* P 2^63, below 1.49 2^63 */
+        p = bicl_fx_expm1_p(ru); /* P 2^63, below 1.49 2^63 */
         /* E = t P = em 2^(eh - 61), em >= 2^62; E 2^61 = em 2^eh added to 2^62 */
         em = bicl_fx_mulhi(y << 1, p);
         q = bicl_fx_recip(0x4000000000000000UL + (em >> (-eh)));
@@ -322,6 +331,50 @@ BICL_FN bicl_fx bicl_fx_tanh_y(bicl_u64 y, bicl_i32 eh)
         q = bicl_fx_recip(0x4000000000000000UL + (ex >> 1));                 /* 1/(1 + e) */
         out.m = bicl_fx_mulhi(0x8000000000000000UL - ex, q);
         out.e = -62;
+        return out;
+    }
+}
+
+/* ----------------------------------------------------------------- expm1 */
+/* |expm1(x)| for a float x with 2^-25 <= |x|, -18 <= x <= 89, relative error
+ * below 2^-59:
+ * - |x| < 0.6875 (below ln2): E = expm1(|x|) = |x| P(|x|) (bicl_fx_expm1_p, |x|
+ *   exact in the product); x < 0 gives E / (1 + E) (e^-a - 1 = -E/(1 + E), no
+ *   cancellation; 1 + E < 2, the exact restoring division).
+ * - x >= 0.6875: e^x - 1 with e^x >= 1.98 from bicl_fx_exp (2^-60): the
+ *   subtraction at most doubles the relative error; x <= -0.6875: 1 - e^x with
+ *   e^x <= 0.503, the subtraction at 2^-63 at most doubles it. */
+BICL_FN bicl_fx bicl_fx_expm1_abs(float x)
+{
+    bicl_fx out;
+    bicl_u32 b = bicl_f32_as_u32(x) & 0x7fffffffu;
+    if (b < 0x3f300000u) {                       /* |x| < 0.6875: normal, as |x| >= 2^-25 */
+        bicl_i32 et = (bicl_i32)(b >> 23) - 127; /* |x| = t 2^(et - 63), et <= -1 */
+        bicl_u64 t = ((bicl_u64)(b & 0x7fffffu) | 0x800000UL) << 40;
+        bicl_i32 sh = -(et + 1); /* |x| 2^64 = t 2^(et + 1) */
+        bicl_u64 em = bicl_fx_mulhi(t, bicl_fx_expm1_p(sh < 64 ? t >> sh : 0UL));
+        /* E = em 2^(et - 62), em >= 2^62 */
+        if (x > 0.0f) {
+            out.m = em;
+            out.e = et - 62;
+            return out;
+        }
+        /* 1 + E at 2^-62: E 2^62 = em 2^et */
+        out.m = bicl_fx_mulhi(em, bicl_fx_recip(0x4000000000000000UL + (em >> (-et))));
+        out.e = et - 61;
+        return out;
+    }
+    {
+        bicl_fx e = bicl_fx_exp(x);
+        bicl_i32 sh = e.e + 63;
+        if (x > 0.0f) {
+            /* e >= 1.98 and e.m < 2^64: e.e >= -63; 1 = 2^(-e.e) units */
+            out.m = e.e <= 0 ? e.m - (1UL << (-e.e)) : e.m;
+            out.e = e.e;
+            return out;
+        }
+        out.m = 0x8000000000000000UL - (sh >= 0 ? e.m << sh : (sh > -64 ? e.m >> (-sh) : 0UL));
+        out.e = -63;
         return out;
     }
 }

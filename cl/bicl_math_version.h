@@ -6,8 +6,8 @@
  *   2  exp, sigmoid and silu correctly rounded (proven on all 2^32 inputs); the
  *      others as in 1, bit for bit
  *   3  also gelu_quick correctly rounded
- *   4  also tanh, gelu_tanh and softcap correctly rounded (the others as in 3, bit
- *      for bit) */
+ *   4  also expm1, tanh, gelu_tanh and softcap correctly rounded (the others as in
+ *      3, bit for bit) */
 #ifndef BICL_MATH_VERSION_H
 #define BICL_MATH_VERSION_H
 #define BICL_MATH_VERSION "4"

@@ -544,6 +544,7 @@ static float o_exp(float x, const params *p)
     }
 #define CR_PATHS(X)                                                                                \
     X(expf, bicl_expf, (x), "e^x", r_exp, m_exp, s_exp, P_NONE, NULL, 110.0f, NULL)                \
+    X(expm1f, bicl_expm1f, (x), "e^x - 1", r_expm1, m_expm1, s_expm1, P_NONE, NULL, 20.0f, NULL)   \
     X(tanhf, bicl_tanhf, (x), "tanh x", r_tanh, m_tanh, s_tanh, P_NONE, NULL, 10.0f, "tanh")       \
     X(sigmoidf, bicl_sigmoidf, (x), "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, P_NONE, NULL,   \
       110.0f, "sigmoid")                                                                           \
@@ -713,7 +714,7 @@ static double op_limit(const op_desc *op)
 
 static const op_desc OPS[] = {
     {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL, 1},
-    {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 0},
+    {"expm1f", "e^x - 1", 0.5, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 1},
     {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 1},
     {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 0},
     {"sigmoidf",
