@@ -8,18 +8,18 @@
  * (bicl_math_fx.h). No libm, no OpenCL built-in math. The same source
  * therefore gives the same bits on every conforming device and on the host.
  *
- * Correctly rounded (math version 3, bicl_math_version.h): bicl_expf,
- * bicl_sigmoidf, bicl_silu, bicl_gelu_quick; 0 of 2^32 inputs misrounded, proven by
- * src/tools/bicl_accuracy.c --exhaustive and src/tools/bicl_math_identity.c
- * (docs/accuracy.md). Each has three implementations, _dbl (binary64, where
- * the device has fp64: the default of bicl_expf etc. there and on the host),
- * _pair (float pairs, devices without fp64) and _int (integer fixed point,
- * the fallback of both): Ziv's strategy, see "correctly rounded" below.
- * The others, measured over all 2^32 inputs (max ulp error / inputs not
- * correctly rounded): expm1f 0.512 / 76184, tanhf 0.510 / 60464,
- * erff 0.792 / 881850, gelu_erf 0.844 / 3405895, gelu_tanh 0.504 / 16049,
- * softcap(x, 30) 0.516 / 98314,
- * swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one rounding.
+ * Correctly rounded (math version 4, bicl_math_version.h): bicl_expf,
+ * bicl_expm1f, bicl_tanhf, bicl_sigmoidf, bicl_silu, bicl_gelu_quick, bicl_gelu_tanh
+ * and bicl_softcap (for every cap; proven for caps 30 and 50); 0 of 2^32 inputs
+ * misrounded, proven by src/tools/bicl_accuracy.c --exhaustive and
+ * src/tools/bicl_math_identity.c (docs/accuracy.md). Each has three
+ * implementations, _dbl (binary64, where the device has fp64: the default there and
+ * on the host), _pair (float pairs, devices without fp64) and _int (integer fixed
+ * point, the fallback of both): Ziv's strategy, written once by BICL_M_CR (see
+ * "correctly rounded" below). The others, measured over all 2^32 inputs (max ulp
+ * error / inputs not correctly rounded): erff 0.792 / 881850, gelu_erf 0.844 /
+ * 3405895, swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one
+ * rounding.
  * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
  * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
@@ -55,7 +55,8 @@
  *                      Same zero/inf rules as gelu_erf.
  *   bicl_gelu_quick(x) round(x * sigmoid(1.702f * x)), the product 1.702f * x
  *                      kept exact. Same zero/inf rules.
- *   bicl_softcap(x, cap)  round(cap * tanh(x / cap)), the quotient kept exact.
+ *   bicl_softcap(x, cap)  round(c * tanh(x / c)), c = |cap|, with x / c the exact
+ *                      real quotient (never the float one).
  *                      cap acts as |cap| (the formula is even in cap);
  *                      cap = +-0 gives the canonical NaN; cap = +-inf gives x
  *                      (the limit); x = +-inf gives +-|cap|; x = +-0 gives +-0.
@@ -424,14 +425,20 @@ BICL_FN int bicl_m_round_test_d(double y, double rel, float *out)
     return 1;
 }
 
-/* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51:
+/* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51 (the
+ * reduction and the polynomial as two functions, which expm1 shares):
  * k = rint(x / ln2), r = x - k ln2 with |r| <= 0.347 (k CW_HI is exact, its
  * difference with x exact by Sterbenz when x is a float, the CW_LO product adds
  * 2^-54 of r), Taylor to r^13 by Horner (first omitted term < 2^-57). */
-BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
+BICL_FN double bicl_m_exp_reduce_d(double x, double *kd)
 {
-    double kd = bicl_rint(x * BICL_INV_LN2);
-    double r = (x - kd * BICL_LN2_CW_HI) - kd * BICL_LN2_CW_LO;
+    *kd = bicl_rint(x * BICL_INV_LN2);
+    return (x - *kd * BICL_LN2_CW_HI) - *kd * BICL_LN2_CW_LO;
+}
+
+/* expm1(r) / r = 1 + r/2 + r^2/3! + ... + r^12/13!, by Horner. */
+BICL_FN double bicl_m_expm1_p_d(double r)
+{
     double p = 0x1.6124613a86d09p-33;          /* 1/13! */
     p = bicl_fma(p, r, 0x1.1eed8eff8d898p-29); /* 1/12! */
     p = bicl_fma(p, r, 0x1.ae64567f544e4p-26); /* 1/11! */
@@ -444,7 +451,14 @@ BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
     p = bicl_fma(p, r, 0x1.5555555555555p-5);  /* 1/4! */
     p = bicl_fma(p, r, 0x1.5555555555555p-3);  /* 1/3! */
     p = bicl_fma(p, r, 0.5);
-    p = bicl_fma(p, r, 1.0);
+    return bicl_fma(p, r, 1.0);
+}
+
+BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
+{
+    double kd;
+    double r = bicl_m_exp_reduce_d(x, &kd);
+    double p = bicl_m_expm1_p_d(r);
     *k = (bicl_i32)kd;
     return bicl_fma(p, r, 1.0);
 }
@@ -530,7 +544,8 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
 /* ------------------------------------------------------------------- exp */
 /* exp: x > 89 overflows (the threshold is 88.72283935546875), e^-104 < 2^-150
  * rounds to +0. */
-BICL_FN int bicl_m_exp_special(float x, float *out)
+/* NaN (quieted) and x > 89 (+inf; also x = +inf): the first cases of exp and expm1. */
+BICL_FN int bicl_m_nan_or_overflow(float x, float *out)
 {
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
@@ -538,6 +553,14 @@ BICL_FN int bicl_m_exp_special(float x, float *out)
     }
     if (x > 89.0f) {
         *out = bicl_u32_as_f32(0x7f800000u);
+        return 1;
+    }
+    return 0;
+}
+
+BICL_FN int bicl_m_exp_special(float x, float *out)
+{
+    if (bicl_m_nan_or_overflow(x, out)) {
         return 1;
     }
     if (x < -104.0f) {
@@ -655,22 +678,10 @@ BICL_FN bicl_f32x2e bicl_m_tanh_pair(float x)
  * is at least 0.41 against terms up to 1.3 times it. */
 BICL_FN double bicl_m_expm1_fast_d(double z)
 {
-    double kd = bicl_rint(z * BICL_INV_LN2);
-    double r = (z - kd * BICL_LN2_CW_HI) - kd * BICL_LN2_CW_LO;
-    double p = 0x1.6124613a86d09p-33; /* 1/13! */
+    double kd;
+    double r = bicl_m_exp_reduce_d(z, &kd);
+    double p = bicl_m_expm1_p_d(r);
     double s;
-    p = bicl_fma(p, r, 0x1.1eed8eff8d898p-29); /* 1/12! */
-    p = bicl_fma(p, r, 0x1.ae64567f544e4p-26); /* 1/11! */
-    p = bicl_fma(p, r, 0x1.27e4fb7789f5cp-22); /* 1/10! */
-    p = bicl_fma(p, r, 0x1.71de3a556c734p-19); /* 1/9! */
-    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-16); /* 1/8! */
-    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-13); /* 1/7! */
-    p = bicl_fma(p, r, 0x1.6c16c16c16c17p-10); /* 1/6! */
-    p = bicl_fma(p, r, 0x1.1111111111111p-7);  /* 1/5! */
-    p = bicl_fma(p, r, 0x1.5555555555555p-5);  /* 1/4! */
-    p = bicl_fma(p, r, 0x1.5555555555555p-3);  /* 1/3! */
-    p = bicl_fma(p, r, 0.5);
-    p = bicl_fma(p, r, 1.0);
     if (kd == 0.0) {
         return p * r;
     }
@@ -703,16 +714,11 @@ BICL_M_CR1(bicl_tanhf, bicl_m_tanh_special, bicl_m_tanh_fx, bicl_m_tanh_pair,
  * float is transcendental: never a midpoint. */
 BICL_FN int bicl_m_expm1_special(float x, float *out)
 {
-    if (bicl_f32_is_nan(x)) {
-        *out = bicl_f32_quiet(x);
+    if (bicl_m_nan_or_overflow(x, out)) {
         return 1;
     }
     if (bicl_f32_abs(x) < 0x1p-25f) {
         *out = x;
-        return 1;
-    }
-    if (x > 89.0f) {
-        *out = bicl_u32_as_f32(0x7f800000u);
         return 1;
     }
     if (x < -18.0f) {

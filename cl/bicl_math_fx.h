@@ -123,6 +123,28 @@ BICL_FN float bicl_fx_round(bicl_fx v, int neg)
 }
 
 /* ------------------------------------------------------------------- exp */
+/* Horner's steps of sum r^n/(n+1)! 2^63 from n = 14 down to n = 0, for r = ru 2^-64
+ * < 0.75 and p the sum from n = 14 up (2^63/15! plus the higher terms): 2^63/(n+1)!
+ * to nearest plus the truncated product, each step < 1 unit of error. exp's
+ * polynomial (from 2^63/15!) and expm1's (from 2^63/19!) share them. */
+BICL_FN bicl_u64 bicl_fx_horner_15(bicl_u64 p, bicl_u64 ru)
+{
+    p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
+    p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
+    p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
+    p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
+    p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
+    p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
+    p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
+    p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
+    p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
+    p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
+    p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
+    p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
+    p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
+    return 0x8000000000000000UL + bicl_fx_mulhi(p, ru);
+}
+
 /* exp(x) for a float x with -300 <= x <= 300, as m 2^e with relative error below
  * 2^-60.
  * x = k ln2/2 + r with 0 <= r < ln2/2 (+ a hair): k from the float estimate of
@@ -170,21 +192,7 @@ BICL_FN bicl_fx bicl_fx_exp_r(float zh, bicl_i64 zl)
         k -= 1;
     }
     ru = (bicl_u64)r;
-    p = 0x6b9fd0UL; /* 2^63/15! */
-    p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
-    p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
-    p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
-    p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
-    p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
-    p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
-    p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
-    p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
-    p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
-    p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
-    p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
-    p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
-    p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
-    p = 0x8000000000000000UL + bicl_fx_mulhi(p, ru);
+    p = bicl_fx_horner_15(0x6b9fd0UL, ru);           /* from 2^63/15! */
     p = 0x8000000000000000UL + bicl_fx_mulhi(p, ru); /* exp(r) 2^63, below 2^63 sqrt2 */
     j = (bicl_i32)((bicl_u32)k & 1u);
     out.m = p;
@@ -268,26 +276,11 @@ BICL_FN bicl_fx bicl_fx_sigmoid(float x)
  * below 2^-69; each step truncates by < 1 unit). P < 1.49. */
 BICL_FN bicl_u64 bicl_fx_expm1_p(bicl_u64 ru)
 {
-    bicl_u64 p;
-    p = 0x4cUL; /* 2^63/19! */
+    bicl_u64 p = 0x4cUL; /* 2^63/19! */
     p = 0x5a1UL + bicl_fx_mulhi(p, ru);
     p = 0x654bUL + bicl_fx_mulhi(p, ru);
     p = 0x6b9fdUL + bicl_fx_mulhi(p, ru);
-    p = 0x6b9fd0UL + bicl_fx_mulhi(p, ru);
-    p = 0x64e5d2aUL + bicl_fx_mulhi(p, ru);
-    p = 0x5849184fUL + bicl_fx_mulhi(p, ru);
-    p = 0x47bb63bfeUL + bicl_fx_mulhi(p, ru);
-    p = 0x35cc8acfebUL + bicl_fx_mulhi(p, ru);
-    p = 0x24fc9f6ef14UL + bicl_fx_mulhi(p, ru);
-    p = 0x171de3a556c7UL + bicl_fx_mulhi(p, ru);
-    p = 0xd00d00d00d01UL + bicl_fx_mulhi(p, ru);
-    p = 0x6806806806807UL + bicl_fx_mulhi(p, ru);
-    p = 0x2d82d82d82d82eUL + bicl_fx_mulhi(p, ru);
-    p = 0x111111111111111UL + bicl_fx_mulhi(p, ru);
-    p = 0x555555555555555UL + bicl_fx_mulhi(p, ru);
-    p = 0x1555555555555555UL + bicl_fx_mulhi(p, ru);
-    p = 0x4000000000000000UL + bicl_fx_mulhi(p, ru);
-    return 0x8000000000000000UL + bicl_fx_mulhi(p, ru);
+    return bicl_fx_horner_15(0x6b9fd0UL + bicl_fx_mulhi(p, ru), ru);
 }
 
 /* tanh(y) for y = m 2^(eh - 62) > 0 given in fixed point, 2^62 <= m < 2^63 (62 bits
