@@ -8,18 +8,18 @@
  * (bicl_math_fx.h). No libm, no OpenCL built-in math. The same source
  * therefore gives the same bits on every conforming device and on the host.
  *
- * Correctly rounded (math version 3, bicl_math_version.h): bicl_expf,
- * bicl_sigmoidf, bicl_silu, bicl_gelu_quick; 0 of 2^32 inputs misrounded, proven by
- * src/tools/bicl_accuracy.c --exhaustive and src/tools/bicl_math_identity.c
- * (docs/accuracy.md). Each has three implementations, _dbl (binary64, where
- * the device has fp64: the default of bicl_expf etc. there and on the host),
- * _pair (float pairs, devices without fp64) and _int (integer fixed point,
- * the fallback of both): Ziv's strategy, see "correctly rounded" below.
- * The others, measured over all 2^32 inputs (max ulp error / inputs not
- * correctly rounded): expm1f 0.512 / 76184, tanhf 0.510 / 60464,
- * erff 0.792 / 881850, gelu_erf 0.844 / 3405895, gelu_tanh 0.504 / 16049,
- * softcap(x, 30) 0.516 / 98314,
- * swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one rounding.
+ * Correctly rounded (math version 4, bicl_math_version.h): bicl_expf,
+ * bicl_expm1f, bicl_tanhf, bicl_sigmoidf, bicl_silu, bicl_gelu_quick, bicl_gelu_tanh
+ * and bicl_softcap (for every cap; proven for caps 30 and 50); 0 of 2^32 inputs
+ * misrounded, proven by src/tools/bicl_accuracy.c --exhaustive and
+ * src/tools/bicl_math_identity.c (docs/accuracy.md). Each has three
+ * implementations, _dbl (binary64, where the device has fp64: the default there and
+ * on the host), _pair (float pairs, devices without fp64) and _int (integer fixed
+ * point, the fallback of both): Ziv's strategy, written once by BICL_M_CR (see
+ * "correctly rounded" below). The others, measured over all 2^32 inputs (max ulp
+ * error / inputs not correctly rounded): erff 0.792 / 881850, gelu_erf 0.844 /
+ * 3405895, swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one
+ * rounding.
  * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
  * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
@@ -55,7 +55,8 @@
  *                      Same zero/inf rules as gelu_erf.
  *   bicl_gelu_quick(x) round(x * sigmoid(1.702f * x)), the product 1.702f * x
  *                      kept exact. Same zero/inf rules.
- *   bicl_softcap(x, cap)  round(cap * tanh(x / cap)), the quotient kept exact.
+ *   bicl_softcap(x, cap)  round(c * tanh(x / c)), c = |cap|, with x / c the exact
+ *                      real quotient (never the float one).
  *                      cap acts as |cap| (the formula is even in cap);
  *                      cap = +-0 gives the canonical NaN; cap = +-inf gives x
  *                      (the limit); x = +-inf gives +-|cap|; x = +-0 gives +-0.
@@ -424,14 +425,20 @@ BICL_FN int bicl_m_round_test_d(double y, double rel, float *out)
     return 1;
 }
 
-/* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51:
+/* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51 (the
+ * reduction and the polynomial as two functions, which expm1 shares):
  * k = rint(x / ln2), r = x - k ln2 with |r| <= 0.347 (k CW_HI is exact, its
  * difference with x exact by Sterbenz when x is a float, the CW_LO product adds
  * 2^-54 of r), Taylor to r^13 by Horner (first omitted term < 2^-57). */
-BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
+BICL_FN double bicl_m_exp_reduce_d(double x, double *kd)
 {
-    double kd = bicl_rint(x * BICL_INV_LN2);
-    double r = (x - kd * BICL_LN2_CW_HI) - kd * BICL_LN2_CW_LO;
+    *kd = bicl_rint(x * BICL_INV_LN2);
+    return (x - *kd * BICL_LN2_CW_HI) - *kd * BICL_LN2_CW_LO;
+}
+
+/* expm1(r) / r = 1 + r/2 + r^2/3! + ... + r^12/13!, by Horner. */
+BICL_FN double bicl_m_expm1_p_d(double r)
+{
     double p = 0x1.6124613a86d09p-33;          /* 1/13! */
     p = bicl_fma(p, r, 0x1.1eed8eff8d898p-29); /* 1/12! */
     p = bicl_fma(p, r, 0x1.ae64567f544e4p-26); /* 1/11! */
@@ -444,7 +451,14 @@ BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
     p = bicl_fma(p, r, 0x1.5555555555555p-5);  /* 1/4! */
     p = bicl_fma(p, r, 0x1.5555555555555p-3);  /* 1/3! */
     p = bicl_fma(p, r, 0.5);
-    p = bicl_fma(p, r, 1.0);
+    return bicl_fma(p, r, 1.0);
+}
+
+BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
+{
+    double kd;
+    double r = bicl_m_exp_reduce_d(x, &kd);
+    double p = bicl_m_expm1_p_d(r);
     *k = (bicl_i32)kd;
     return bicl_fma(p, r, 1.0);
 }
@@ -459,76 +473,124 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
 }
 #endif
 
+/* ------------------------------- correctly rounded: the three paths, once */
+/* BICL_M_CR(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL) defines the correctly
+ * rounded function NAME PARAMS (say NAME(float x, float cap); ARGS = (x, cap)) and
+ * its three implementations (Ziv's strategy). SP, FX, PAIR and DBL are expressions
+ * of the parameters; SP may also use the float r.
+ * NAME_int: SP (1 with r set for the inputs decided without evaluation: NaN, the
+ * saturated ranges, zero and the tiny arguments; 0 otherwise), else FX, the
+ * integer path (bicl_math_fx.h).
+ * NAME_pair: SP, else the float-pair value PAIR, a bicl_f32x2e within PREL of
+ * the exact value (relative; BICL_M_ZIV_REL_F32 or wider), when
+ * bicl_df_round_test decides it, else FX.
+ * NAME_dbl, BICL_HAVE_FP64 only: SP, else the double value DBL, within
+ * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d decides it, else FX.
+ * NAME: NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
+ * BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL) is the one-argument case, with
+ * SPECIAL(x, &r), FX(x), PAIR(x) and DBL(x). */
+#define BICL_M_CR_INT_BODY(SP, FX)                                                                 \
+    {                                                                                              \
+        float r;                                                                                   \
+        if (SP) {                                                                                  \
+            return r;                                                                              \
+        }                                                                                          \
+        return FX;                                                                                 \
+    }
+#define BICL_M_CR_PAIR_BODY(SP, FX, PAIR, PREL)                                                    \
+    {                                                                                              \
+        bicl_f32x2e v;                                                                             \
+        float r;                                                                                   \
+        if (SP) {                                                                                  \
+            return r;                                                                              \
+        }                                                                                          \
+        v = PAIR;                                                                                  \
+        if (bicl_df_round_test(bicl_df(v.hi, v.lo), v.k, PREL, &r)) {                              \
+            return r;                                                                              \
+        }                                                                                          \
+        return FX;                                                                                 \
+    }
+#ifdef BICL_HAVE_FP64
+#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)                                    \
+    BICL_FN float NAME##_dbl PARAMS                                                                \
+    {                                                                                              \
+        float r;                                                                                   \
+        if (SP) {                                                                                  \
+            return r;                                                                              \
+        }                                                                                          \
+        if (bicl_m_round_test_d(DBL, BICL_M_ZIV_REL_F64, &r)) {                                    \
+            return r;                                                                              \
+        }                                                                                          \
+        return FX;                                                                                 \
+    }                                                                                              \
+    BICL_FN float NAME PARAMS                                                                      \
+    {                                                                                              \
+        return NAME##_dbl ARGS;                                                                    \
+    }
+#else
+#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)                                    \
+    BICL_FN float NAME PARAMS                                                                      \
+    {                                                                                              \
+        return NAME##_pair ARGS;                                                                   \
+    }
+#endif
+#define BICL_M_CR(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL)                                     \
+    BICL_FN float NAME##_int PARAMS BICL_M_CR_INT_BODY(SP, FX)                                     \
+    BICL_FN float NAME##_pair PARAMS BICL_M_CR_PAIR_BODY(SP, FX, PAIR, PREL)                       \
+        BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)
+#define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL)                                             \
+    BICL_M_CR(NAME, (float x), (x), SPECIAL(x, &r), FX(x), PAIR(x), PREL, DBL(x))
+
 /* ------------------------------------------------------------------- exp */
-/* Three implementations of one correctly rounded function: the float-pair path
- * (devices without fp64), the double path (devices with it, and the host), both
- * falling back to the integer path (bicl_math_fx.h), which the tools also run
- * alone. bicl_expf picks the double path where BICL_HAVE_FP64 is defined. */
-BICL_FN float bicl_expf_int(float x)
+/* exp: x > 89 overflows (the threshold is 88.72283935546875), e^-104 < 2^-150
+ * rounds to +0. */
+/* NaN (quieted) and x > 89 (+inf; also x = +inf): the first cases of exp and expm1. */
+BICL_FN int bicl_m_nan_or_overflow(float x, float *out)
 {
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
     if (x > 89.0f) {
-        return bicl_u32_as_f32(0x7f800000u);
+        *out = bicl_u32_as_f32(0x7f800000u);
+        return 1;
+    }
+    return 0;
+}
+
+BICL_FN int bicl_m_exp_special(float x, float *out)
+{
+    if (bicl_m_nan_or_overflow(x, out)) {
+        return 1;
     }
     if (x < -104.0f) {
-        return 0.0f;
+        *out = 0.0f;
+        return 1;
     }
+    return 0;
+}
+
+BICL_FN float bicl_m_exp_fx(float x)
+{
     return bicl_fx_round(bicl_fx_exp(x), 0);
 }
 
-BICL_FN float bicl_expf_pair(float x)
+BICL_FN bicl_f32x2e bicl_m_exp_pair(float x)
 {
-    bicl_f32x2e e;
-    float r;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x > 89.0f) { /* overflow threshold is 88.72283935546875 */
-        return bicl_u32_as_f32(0x7f800000u);
-    }
-    if (x < -104.0f) { /* e^-104 < 2^-150: rounds to +0 */
-        return 0.0f;
-    }
-    e = bicl_m_exp_df(x, 0.0f);
-    if (bicl_df_round_test(bicl_df(e.hi, e.lo), e.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_exp(x), 0);
+    return bicl_m_exp_df(x, 0.0f);
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_expf_dbl(float x)
+BICL_FN double bicl_m_exp_dbl(float x)
 {
     bicl_i32 k;
-    double y;
-    float r;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x > 89.0f) {
-        return bicl_u32_as_f32(0x7f800000u);
-    }
-    if (x < -104.0f) {
-        return 0.0f;
-    }
-    y = bicl_m_exp_fast_d((double)x, &k);
-    if (bicl_m_round_test_d(y * bicl_f64_pow2(k), BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_exp(x), 0);
+    double y = bicl_m_exp_fast_d((double)x, &k);
+    return y * bicl_f64_pow2(k);
 }
 #endif
 
-BICL_FN float bicl_expf(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_expf_dbl(x);
-#else
-    return bicl_expf_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_expf, bicl_m_exp_special, bicl_m_exp_fx, bicl_m_exp_pair, BICL_M_ZIV_REL_F32,
+           bicl_m_exp_dbl)
 
 /* expm1(zh + zl) as a pair for -18.5 <= zh <= 0. */
 BICL_FN bicl_f32x2 bicl_m_expm1_df_neg(float zh, float zl)
@@ -549,38 +611,6 @@ BICL_FN bicl_f32x2 bicl_m_expm1_df_neg(float zh, float zl)
     return r;
 }
 
-BICL_FN float bicl_expm1f(float x)
-{
-    bicl_m_exp_red red;
-    bicl_f32x2e e;
-    float one;
-    bicl_f32x2 r;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (x == 0.0f) {
-        return x; /* keeps the sign of zero */
-    }
-    if (x > 89.0f) {
-        return bicl_u32_as_f32(0x7f800000u);
-    }
-    if (x < -18.0f) { /* e^x < 2^-25.9: -1 + e^x rounds to -1 */
-        return -1.0f;
-    }
-    red = bicl_m_exp_reduce(x, 0.0f);
-    if (red.k2 == 0) {
-        return bicl_df_round(red.m);
-    }
-    /* 2^k E - 1 = 2^k (E - 2^-k): the subtraction is exact as a pair and the
-     * scaling is left to the final rounding, so large k cannot overflow
-     * early. For k > 60, 2^-k no longer matters. */
-    e = bicl_m_exp_expand(red);
-    one = e.k > 60 ? 0.0f : bicl_m_pow2i(-e.k);
-    r = bicl_df_two_sum(e.hi, -one);
-    r.lo = r.lo + e.lo;
-    return bicl_df_ldexp_round(r, e.k);
-}
-
 /* ------------------------------------------------------------------ tanh */
 /* tanh(y) = -expm1(-2y) / (2 + expm1(-2y)) for 0 < y < 9.1, y = yh + yl:
  * expm1 has no cancellation and neither has 2 + expm1 (>= 1). */
@@ -592,20 +622,147 @@ BICL_FN bicl_f32x2 bicl_m_tanh_df(float yh, float yl)
     return bicl_df_div(bicl_df(-m.hi, -m.lo), den);
 }
 
-BICL_FN float bicl_tanhf(float x)
+/* tanh: correctly rounded, three implementations (BICL_M_CR1). |x| >= 9.1:
+ * 1 - tanh < 2^-25.3, below the boundary 1 - 2^-25, so +-1; |x| < 2^-60: x^3/3
+ * is far below half an ulp of x (and x - x^3/3 never lands near a boundary in
+ * between: x itself is a float), so x (keeps -0). tanh of a nonzero float is
+ * transcendental, never a midpoint: Ziv's test always ends. */
+BICL_FN int bicl_m_tanh_special(float x, float *out)
 {
     float ax = bicl_f32_abs(x);
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
-    if (ax >= 9.1f) { /* 1 - tanh < 2^-25: rounds to 1; also +-inf */
-        return bicl_f32_copysign(1.0f, x);
+    if (ax >= 9.1f) { /* also +-inf */
+        *out = bicl_f32_copysign(1.0f, x);
+        return 1;
     }
-    if (ax < 0x1p-60f) { /* x^3/3 is far below half an ulp; keeps -0 */
-        return x;
+    if (ax < 0x1p-60f) {
+        *out = x;
+        return 1;
     }
-    return bicl_f32_copysign(bicl_df_round(bicl_m_tanh_df(ax, 0.0f)), x);
+    return 0;
 }
+
+BICL_FN float bicl_m_tanh_fx(float x)
+{
+    float ax = bicl_f32_abs(x); /* normal: 2^-60 <= ax < 9.1 */
+    bicl_i32 e = (bicl_i32)(bicl_f32_as_u32(ax) >> 23) - 127;
+    return bicl_fx_round(bicl_fx_tanh_y(bicl_fx_from_f32(ax, 62 - e), e), x < 0.0f);
+}
+
+/* The float-pair value of math version 1 (bicl_m_tanh_df), sign restored. Its
+ * relative error is larger than exp's (the quotient -m / (2 + m) doubles that of
+ * m near 0; sampled maximum 2^-30.05, docs/accuracy.md), so its test is wider. */
+#define BICL_M_ZIV_REL_TANH_F32 0x1p-28f
+/* expm1's float-pair value: sampled relative error in docs/accuracy.md. */
+#define BICL_M_ZIV_REL_EXPM1_F32 0x1p-28f
+BICL_FN bicl_f32x2e bicl_m_tanh_pair(float x)
+{
+    bicl_f32x2 t = bicl_m_tanh_df(bicl_f32_abs(x), 0.0f);
+    bicl_f32x2e out;
+    out.hi = x < 0.0f ? -t.hi : t.hi;
+    out.lo = x < 0.0f ? -t.lo : t.lo;
+    out.k = 0;
+    return out;
+}
+
+#ifdef BICL_HAVE_FP64
+/* expm1(z) for a double -745 <= z <= 700, relative error below 2^-50: k =
+ * rint(z/ln2), r = z - k ln2 (as bicl_m_exp_fast_d, exact for a float z or a
+ * float's double; r = z exactly when k = 0), expm1(r) = r P(r) with P the Taylor
+ * series of exp_fast_d without its last step (first omitted term < 2^-57
+ * relative), then 2^k expm1(r) + (2^k - 1): both terms exact (2^k - 1 to 2^-53
+ * for k > 53), one rounding; k <= -1: 1 - 2^k >= 1/2 dominates, k >= 1: the sum
+ * is at least 0.41 against terms up to 1.3 times it. */
+BICL_FN double bicl_m_expm1_fast_d(double z)
+{
+    double kd;
+    double r = bicl_m_exp_reduce_d(z, &kd);
+    double p = bicl_m_expm1_p_d(r);
+    double s;
+    if (kd == 0.0) {
+        return p * r;
+    }
+    s = bicl_f64_pow2((bicl_i32)kd);
+    return bicl_fma(p * r, s, s - 1.0);
+}
+
+/* tanh(y) for a double 0 < y < 10, relative error below 2^-49.5: -m / (2 + m),
+ * m = expm1(-2y) in [-1, 0] (the quotient's sensitivity to m is at most 2). */
+BICL_FN double bicl_m_tanh_fast_d(double y)
+{
+    double m = bicl_m_expm1_fast_d(-2.0 * y);
+    return -m / (2.0 + m);
+}
+
+BICL_FN double bicl_m_tanh_dbl(float x)
+{
+    double t = bicl_m_tanh_fast_d(bicl_f64_abs((double)x));
+    return x < 0.0f ? -t : t;
+}
+#endif
+
+BICL_M_CR1(bicl_tanhf, bicl_m_tanh_special, bicl_m_tanh_fx, bicl_m_tanh_pair,
+           BICL_M_ZIV_REL_TANH_F32, bicl_m_tanh_dbl)
+
+/* ----------------------------------------------------------------- expm1 */
+/* expm1: correctly rounded, three implementations (BICL_M_CR1). |x| < 2^-25: x
+ * (x^2/2 is below a quarter of x's ulp; keeps -0); x > 89 overflows (also +inf);
+ * x < -18: e^x < 2^-25.9 is lost against -1 (also -inf). e^x - 1 of a nonzero
+ * float is transcendental: never a midpoint. */
+BICL_FN int bicl_m_expm1_special(float x, float *out)
+{
+    if (bicl_m_nan_or_overflow(x, out)) {
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-25f) {
+        *out = x;
+        return 1;
+    }
+    if (x < -18.0f) {
+        *out = -1.0f;
+        return 1;
+    }
+    return 0;
+}
+
+BICL_FN float bicl_m_expm1_fx(float x)
+{
+    return bicl_fx_round(bicl_fx_expm1_abs(x), x < 0.0f);
+}
+
+/* The float-pair value of math version 1: expm1(r) itself for k = 0, else
+ * 2^k E - 1 = 2^k (E - 2^-k), the subtraction exact as a pair and the scaling left
+ * to the final rounding (for k > 60, 2^-k no longer matters). */
+BICL_FN bicl_f32x2e bicl_m_expm1_pair(float x)
+{
+    bicl_m_exp_red red = bicl_m_exp_reduce(x, 0.0f);
+    bicl_f32x2e e;
+    bicl_f32x2 r;
+    if (red.k2 == 0) {
+        e.hi = red.m.hi;
+        e.lo = red.m.lo;
+        e.k = 0;
+        return e;
+    }
+    e = bicl_m_exp_expand(red);
+    r = bicl_df_two_sum(e.hi, -(e.k > 60 ? 0.0f : bicl_m_pow2i(-e.k)));
+    e.hi = r.hi;
+    e.lo = r.lo + e.lo;
+    return e;
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN double bicl_m_expm1_dbl(float x)
+{
+    return bicl_m_expm1_fast_d((double)x);
+}
+#endif
+
+BICL_M_CR1(bicl_expm1f, bicl_m_expm1_special, bicl_m_expm1_fx, bicl_m_expm1_pair,
+           BICL_M_ZIV_REL_EXPM1_F32, bicl_m_expm1_dbl)
 
 /* --------------------------------------------------------------- sigmoid */
 /* sigmoid(zh + zl) = 2^k (hi + lo) for -300 <= z <= 30, with hi + lo in
@@ -663,51 +820,25 @@ BICL_FN int bicl_m_sigmoid_special(float x, float *out)
     return 0;
 }
 
-BICL_FN float bicl_sigmoidf_int(float x)
+BICL_FN float bicl_m_sigmoid_fx(float x)
 {
-    float r;
-    if (bicl_m_sigmoid_special(x, &r)) {
-        return r;
-    }
     return bicl_fx_round(bicl_fx_sigmoid(x), 0);
 }
 
-BICL_FN float bicl_sigmoidf_pair(float x)
+BICL_FN bicl_f32x2e bicl_m_sigmoid_pair(float x)
 {
-    bicl_f32x2e s;
-    float r;
-    if (bicl_m_sigmoid_special(x, &r)) {
-        return r;
-    }
-    s = bicl_m_sigmoid_df(x, 0.0f);
-    if (bicl_df_round_test(bicl_df(s.hi, s.lo), s.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+    return bicl_m_sigmoid_df(x, 0.0f);
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_sigmoidf_dbl(float x)
+BICL_FN double bicl_m_sigmoid_dbl(float x)
 {
-    float r;
-    if (bicl_m_sigmoid_special(x, &r)) {
-        return r;
-    }
-    if (bicl_m_round_test_d(bicl_m_sigmoid_fast_d((double)x), BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_fx_round(bicl_fx_sigmoid(x), 0);
+    return bicl_m_sigmoid_fast_d((double)x);
 }
 #endif
 
-BICL_FN float bicl_sigmoidf(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_sigmoidf_dbl(x);
-#else
-    return bicl_sigmoidf_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_sigmoidf, bicl_m_sigmoid_special, bicl_m_sigmoid_fx, bicl_m_sigmoid_pair,
+           BICL_M_ZIV_REL_F32, bicl_m_sigmoid_dbl)
 
 /* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
 BICL_FN bicl_f32x2e bicl_m_split_exp(float x)
@@ -1082,59 +1213,34 @@ BICL_FN float bicl_m_silu_fx(float x)
     return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid(x), x), x < 0.0f);
 }
 
-BICL_FN float bicl_silu_int(float x)
+/* x * s as a pair times 2^k, for a normal x and s = sigmoid(..) = 2^s.k (s.hi + s.lo):
+ * the pair of bicl_m_mul_sigmoid_1 before its rounding. */
+BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
 {
-    float r;
-    if (bicl_m_silu_special(x, &r)) {
-        return r;
-    }
-    return bicl_m_silu_fx(x);
+    bicl_f32x2e out;
+    bicl_u32 b = bicl_f32_as_u32(x);
+    float gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    float p = gh * s.hi;
+    out.hi = p;
+    out.lo = bicl_fmaf(gh, s.hi, -p) + gh * s.lo;
+    out.k = (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k;
+    return out;
 }
 
-/* The pair of bicl_m_mul_sigmoid_1(x, x, 0) before its rounding. */
-BICL_FN float bicl_silu_pair(float x)
+BICL_FN bicl_f32x2e bicl_m_silu_pair(float x)
 {
-    bicl_f32x2e s;
-    bicl_u32 b;
-    float gh;
-    float p;
-    float r;
-    if (bicl_m_silu_special(x, &r)) {
-        return r;
-    }
-    s = bicl_m_sigmoid_df(x, 0.0f);
-    b = bicl_f32_as_u32(x);
-    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
-    p = gh * s.hi;
-    if (bicl_df_round_test(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
-                           (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_m_silu_fx(x);
+    return bicl_m_x_times_df(x, bicl_m_sigmoid_df(x, 0.0f));
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_silu_dbl(float x)
+BICL_FN double bicl_m_silu_dbl(float x)
 {
-    float r;
-    if (bicl_m_silu_special(x, &r)) {
-        return r;
-    }
-    if (bicl_m_round_test_d((double)x * bicl_m_sigmoid_fast_d((double)x), BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_m_silu_fx(x);
+    return (double)x * bicl_m_sigmoid_fast_d((double)x);
 }
 #endif
 
-BICL_FN float bicl_silu(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_silu_dbl(x);
-#else
-    return bicl_silu_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BICL_M_ZIV_REL_F32,
+           bicl_m_silu_dbl)
 
 /* gelu_quick(x) = x sigmoid(a x), a = 1.702f, correctly rounded as one function
  * (the product a x is an exact pair); three implementations as for silu. The
@@ -1176,134 +1282,226 @@ BICL_FN float bicl_m_gelu_quick_fx(float x)
     return bicl_fx_round(bicl_fx_mul_f32(s, x), x < 0.0f);
 }
 
-BICL_FN float bicl_gelu_quick_int(float x)
+BICL_FN bicl_f32x2e bicl_m_gelu_quick_pair(float x)
 {
-    float r;
-    if (bicl_m_gelu_quick_special(x, &r)) {
-        return r;
-    }
-    return bicl_m_gelu_quick_fx(x);
-}
-
-/* The pair of bicl_m_mul_sigmoid_1(x, zh, zl) before its rounding. */
-BICL_FN float bicl_gelu_quick_pair(float x)
-{
-    bicl_f32x2e s;
-    bicl_u32 b;
-    float gh;
-    float p;
-    float r;
-    float zh;
-    if (bicl_m_gelu_quick_special(x, &r)) {
-        return r;
-    }
-    zh = BICL_M_GELU_QUICK_A * x;
-    s = bicl_m_sigmoid_df(zh, bicl_fmaf(BICL_M_GELU_QUICK_A, x, -zh));
-    b = bicl_f32_as_u32(x);
-    gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
-    p = gh * s.hi;
-    if (bicl_df_round_test(bicl_df(p, bicl_fmaf(gh, s.hi, -p) + gh * s.lo),
-                           (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k, BICL_M_ZIV_REL_F32, &r)) {
-        return r;
-    }
-    return bicl_m_gelu_quick_fx(x);
+    float zh = BICL_M_GELU_QUICK_A * x;
+    return bicl_m_x_times_df(x, bicl_m_sigmoid_df(zh, bicl_fmaf(BICL_M_GELU_QUICK_A, x, -zh)));
 }
 
 #ifdef BICL_HAVE_FP64
-BICL_FN float bicl_gelu_quick_dbl(float x)
+/* a x is exact in double (two 24-bit mantissas) */
+BICL_FN double bicl_m_gelu_quick_dbl(float x)
 {
-    float r;
-    if (bicl_m_gelu_quick_special(x, &r)) {
-        return r;
-    }
-    /* a x is exact in double (two 24-bit mantissas) */
-    if (bicl_m_round_test_d((double)x *
-                                bicl_m_sigmoid_fast_d((double)BICL_M_GELU_QUICK_A * (double)x),
-                            BICL_M_ZIV_REL_F64, &r)) {
-        return r;
-    }
-    return bicl_m_gelu_quick_fx(x);
+    return (double)x * bicl_m_sigmoid_fast_d((double)BICL_M_GELU_QUICK_A * (double)x);
 }
 #endif
 
-BICL_FN float bicl_gelu_quick(float x)
-{
-#ifdef BICL_HAVE_FP64
-    return bicl_gelu_quick_dbl(x);
-#else
-    return bicl_gelu_quick_pair(x);
-#endif
-}
+BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bicl_m_gelu_quick_pair,
+           BICL_M_ZIV_REL_F32, bicl_m_gelu_quick_dbl)
 
-/* 0.5 x (1 + tanh(y)) = x sigmoid(2y): the argument 2c(x + d x^3) is formed
- * as a float pair (its rounding error would be multiplied by up to |2y|). */
-BICL_FN float bicl_gelu_tanh(float x)
+/* gelu_tanh(x) = 0.5 x (1 + tanh(u)), u = c (x + d x^3) taken exactly with the
+ * constants c = 0.7978845608f and d = 0.044715f, correctly rounded as one
+ * function; computed as x sigmoid(z), z = 2u (an identity: no cancellation for
+ * x < 0), three implementations (BICL_M_CR1). Decided without evaluation: NaN,
+ * +-0; x >= 10 (z >= 87.3, so 1 - sigmoid(z) < 2^-125 and the result rounds to
+ * x; also +inf); x <= -11 (z <= -112.5, |x| sigmoid(z) < 11 e^-112.5 < 2^-158
+ * over [-16, -11] and smaller beyond: -0; also -inf); |x| < 2^-60 (x/2 + c x^2/2:
+ * only a tie sees the x^2 term). Elsewhere z's error is multiplied by up to |z|
+ * in the result, so each path forms z more exactly than its own bound. */
+#define BICL_M_GELU_TANH_C2 (2.0f * 0.7978845608f) /* exact doubling */
+#define BICL_M_GELU_TANH_D  0.044715f
+
+BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
 {
-    const float c2 = 2.0f * 0.7978845608f; /* exact doubling */
-    const float d = 0.044715f;
-    bicl_f32x2 w;
-    bicl_f32x2 y;
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
-    if (x == 0.0f) {
-        return x;
+    if (x == 0.0f || x >= 10.0f) {
+        *out = x;
+        return 1;
     }
-    if (x > 16.0f) { /* 2y > 300: sigmoid rounds to 1 */
-        return x;
-    }
-    if (x < -16.0f) { /* 2y < -300: |result| < 2^-400 */
-        return -0.0f;
+    if (x <= -11.0f) {
+        *out = -0.0f;
+        return 1;
     }
     if (bicl_f32_abs(x) < 0x1p-60f) {
-        return bicl_m_half_tie_up(x);
+        *out = bicl_m_half_tie_up(x);
+        return 1;
     }
-    w = bicl_df_mul_f(bicl_df_two_prod(x, x), d); /* d x^2 */
-    y = bicl_df_two_sum(1.0f, w.hi);              /* 1 + d x^2 */
-    y.lo = y.lo + w.lo;
-    y = bicl_df_mul_f(bicl_df_mul_f(y, x), c2); /* 2c (x + d x^3) */
-    y = bicl_df_fast_two_sum(y.hi, y.lo);
-    return bicl_m_mul_sigmoid_1(x, y.hi, y.lo); /* |x| >= 2^-60 */
+    return 0;
 }
 
-BICL_FN float bicl_softcap(float x, float cap)
+/* The integer path: z = c2 x + (c2 d) x^3 as a float zh plus a fixed-point low
+ * part at 2^-64. c2 x, c2 d, x^2 = p + q and x^3 = x p + x q are split exactly
+ * (TwoProd), and so are the products of (c2 d) with x^3's parts that reach above
+ * 2^-64; every part except the two leading ones is below 2^-16 and enters the
+ * fixed-point sum truncated (one unit each), the leading two through an exact
+ * TwoSum. |x| <= 11, so |zh| < 128 (bicl_fx_exp_r: |zh| <= 300). Products that
+ * underflow lie far below 2^-64. Error of z below 2^-60 absolute, which is the
+ * relative error it adds to the result. */
+BICL_FN float bicl_m_gelu_tanh_fx(float x)
+{
+    bicl_f32x2 cd = bicl_df_two_prod(BICL_M_GELU_TANH_C2, BICL_M_GELU_TANH_D);
+    bicl_f32x2 a = bicl_df_two_prod(BICL_M_GELU_TANH_C2, x);
+    bicl_f32x2 x2 = bicl_df_two_prod(x, x);
+    bicl_f32x2 b = bicl_df_two_prod(x, x2.hi);
+    bicl_f32x2 bq = bicl_df_two_prod(x, x2.lo);
+    bicl_f32x2 e1 = bicl_df_two_prod(cd.hi, b.hi);
+    bicl_f32x2 e3 = bicl_df_two_prod(cd.hi, b.lo);
+    bicl_f32x2 e5 = bicl_df_two_prod(cd.hi, bq.hi);
+    bicl_f32x2 e8 = bicl_df_two_prod(cd.lo, b.hi);
+    bicl_f32x2 z = bicl_df_two_sum(a.hi, e1.hi);
+    bicl_i64 zl = bicl_fx_i64_from_f32(z.lo) + bicl_fx_i64_from_f32(a.lo) +
+                  bicl_fx_i64_from_f32(e1.lo) + bicl_fx_i64_from_f32(e3.hi) +
+                  bicl_fx_i64_from_f32(e3.lo) + bicl_fx_i64_from_f32(e5.hi) +
+                  bicl_fx_i64_from_f32(e5.lo) + bicl_fx_i64_from_f32(cd.hi * bq.lo) +
+                  bicl_fx_i64_from_f32(e8.hi) + bicl_fx_i64_from_f32(e8.lo) +
+                  bicl_fx_i64_from_f32(cd.lo * b.lo) + bicl_fx_i64_from_f32(cd.lo * bq.hi);
+    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid_r(z.hi, zl), x), x < 0.0f);
+}
+
+/* The float-pair path: math version 3's evaluation (z as a pair, relative error
+ * about 2^-44, so at most 2^-36 absolute for |z| < 128; sigmoid as for silu). */
+BICL_FN bicl_f32x2e bicl_m_gelu_tanh_pair(float x)
+{
+    bicl_f32x2 w = bicl_df_mul_f(bicl_df_two_prod(x, x), BICL_M_GELU_TANH_D); /* d x^2 */
+    bicl_f32x2 y = bicl_df_two_sum(1.0f, w.hi);                               /* 1 + d x^2 */
+    y.lo = y.lo + w.lo;
+    y = bicl_df_mul_f(bicl_df_mul_f(y, x), BICL_M_GELU_TANH_C2); /* 2c (x + d x^3) */
+    y = bicl_df_fast_two_sum(y.hi, y.lo);
+    return bicl_m_x_times_df(x, bicl_m_sigmoid_sat(y.hi, y.lo));
+}
+
+#ifdef BICL_HAVE_FP64
+/* sigmoid(zh + zl) for doubles, |zh| <= 700, |zl| <= 2^-40 |zh|: as
+ * bicl_m_sigmoid_fast_d, with e^-|z| corrected by the factor 1 -+ zl (the
+ * omitted zl^2/2 is below 2^-80 relative). Relative error below 2^-50. */
+BICL_FN double bicl_m_sigmoid_fast_dd(double zh, double zl)
+{
+    bicl_i32 k;
+    double e = bicl_m_exp_fast_d(-bicl_f64_abs(zh), &k);
+    e = e * bicl_f64_pow2(k);
+    e = e + e * (zh >= 0.0 ? -zl : zl);
+    return zh >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+}
+
+/* The double path: z = c2 x + (c2 d) x^3 as a double-double (c2 x, c2 d and x^2
+ * are exact in double, x x^2 and (c2 d) x^3's leading product by TwoProd), so
+ * z's error is below 2^-100 |z|. */
+BICL_FN double bicl_m_gelu_tanh_dbl(float x)
+{
+    double xd = (double)x;
+    double cd = (double)BICL_M_GELU_TANH_C2 * (double)BICL_M_GELU_TANH_D;
+    bicl_dd x3 = bicl_dd_two_prod(xd, xd * xd);
+    bicl_dd t = bicl_dd_two_prod(cd, x3.hi);
+    bicl_dd z = bicl_dd_two_sum((double)BICL_M_GELU_TANH_C2 * xd, t.hi);
+    return xd * bicl_m_sigmoid_fast_dd(z.hi, z.lo + (t.lo + cd * x3.lo));
+}
+#endif
+
+BICL_M_CR1(bicl_gelu_tanh, bicl_m_gelu_tanh_special, bicl_m_gelu_tanh_fx, bicl_m_gelu_tanh_pair,
+           BICL_M_ZIV_REL_F32, bicl_m_gelu_tanh_dbl)
+
+/* softcap(x, cap) = c tanh(x / c), c = |cap| (the formula is even in cap), with
+ * the quotient x / c taken as the exact real number (not the float quotient),
+ * correctly rounded as one function of x for each cap; three implementations
+ * (BICL_M_CR). Decided without evaluation, from the float quotient yh = |x| / c
+ * (within half an ulp of y = |x| / c): NaN (x first, then cap); c = 0 gives the
+ * canonical NaN; c = inf gives x (the limit) and so does x = +-0; yh >= 9.1
+ * (y >= 9.1 (1 - 2^-24), 1 - tanh(y) < 2^-25.2: rounds to c, with x's sign;
+ * also x = +-inf and an overflowing quotient); yh < 2^-13 (c tanh(y) = x (1 - d),
+ * 0 < d < y^2/3 < 2^-27.5: rounds to x; also an underflowing quotient). tanh of
+ * a nonzero rational is transcendental: never a midpoint. */
+BICL_FN int bicl_m_softcap_special(float x, float cap, float *out)
+{
+    float c = bicl_f32_abs(cap);
+    float yh;
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (bicl_f32_is_nan(cap)) {
+        *out = bicl_f32_quiet(cap);
+        return 1;
+    }
+    if (c == 0.0f) {
+        *out = bicl_f32_canonical_nan();
+        return 1;
+    }
+    if (bicl_m_is_inf(c) || x == 0.0f) {
+        *out = x;
+        return 1;
+    }
+    yh = bicl_f32_abs(x) / c;
+    if (yh >= 9.1f) {
+        *out = bicl_f32_copysign(c, x);
+        return 1;
+    }
+    if (yh < 0x1p-13f) {
+        *out = x;
+        return 1;
+    }
+    return 0;
+}
+
+/* The integer path: y = |x| / c in fixed point from the exact reciprocal of c's
+ * mantissa (bicl_fx_recip, truncated: 2^-62) times |x|'s (one more truncation),
+ * 61 or more correct bits; tanh(y) by bicl_fx_tanh_y; times c; rounded once. */
+BICL_FN float bicl_m_softcap_fx(float x, float cap)
+{
+    bicl_fx a = bicl_fx_of_f32(x);
+    bicl_fx c = bicl_fx_of_f32(cap);
+    bicl_u64 y = bicl_fx_mulhi(a.m, bicl_fx_recip(c.m >> 1)); /* (a.m / c.m) 2^62 */
+    bicl_i32 eh = a.e - c.e;                                  /* y 2^(eh - 62) = |x| / c */
+    if (y < 0x4000000000000000UL) {
+        y <<= 1;
+        eh -= 1;
+    }
+    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_tanh_y(y, eh), cap), x < 0.0f);
+}
+
+/* The float-pair path: math version 3's evaluation. y = |x| / c as a pair (the
+ * remainder of the division is exact, once a tiny cap, and so x < 9.1 cap, is
+ * scaled up out of the denormals; the pair's relative error is about 2^-47), then
+ * c tanh(y) as for tanhf. Sampled relative error up to 2^-29.2 (caps 30, 50, 1,
+ * 0.1, 7.5, 1e-30, 1e30, 3e38; docs/accuracy.md), so the test is wider still. */
+#define BICL_M_ZIV_REL_SOFTCAP_F32 0x1p-27f
+BICL_FN bicl_f32x2e bicl_m_softcap_pair(float x, float cap)
 {
     float c = bicl_f32_abs(cap);
     float ax = bicl_f32_abs(x);
-    float yh;
-    float yl;
-    float cs;
-    bicl_i32 k = 0;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
-    }
-    if (bicl_f32_is_nan(cap)) {
-        return bicl_f32_quiet(cap);
-    }
-    if (c == 0.0f) {
-        return bicl_f32_canonical_nan();
-    }
-    if (bicl_m_is_inf(c) || x == 0.0f) {
-        return x;
-    }
-    yh = ax / c; /* may overflow to inf or underflow: both are caught below */
-    if (yh >= 9.1f) {
-        return bicl_f32_copysign(c, x);
-    }
-    if (yh < 0x1p-13f) { /* c tanh(x/c) = x (1 - y^2/3 ...), y^2/3 < 2^-27 */
-        return x;
-    }
-    /* y = ax / c as a pair: the remainder of the division is exact, once a
-     * tiny cap (and so x < 9.1 cap) is scaled up out of the denormals. */
-    cs = c;
+    float yh = ax / c;
+    float cs = c;
+    bicl_f32x2 t;
+    bicl_f32x2e out;
+    out.k = 0;
     if (c < 0x1p-60f) {
         cs = c * 0x1p64f;
         ax = ax * 0x1p64f;
-        k = -64;
+        out.k = -64;
     }
-    yl = bicl_fmaf(-yh, cs, ax) / cs;
-    return bicl_f32_copysign(bicl_df_ldexp_round(bicl_df_mul_f(bicl_m_tanh_df(yh, yl), cs), k), x);
+    t = bicl_df_mul_f(bicl_m_tanh_df(yh, bicl_fmaf(-yh, cs, ax) / cs), cs);
+    out.hi = x < 0.0f ? -t.hi : t.hi;
+    out.lo = x < 0.0f ? -t.lo : t.lo;
+    return out;
 }
+
+#ifdef BICL_HAVE_FP64
+/* The double path: y = |x| / c rounded to double (relative error 2^-53, which
+ * tanh's sensitivity, y (1 - tanh^2) / tanh <= 1, does not amplify), then
+ * c tanh(y) as for tanhf. */
+BICL_FN double bicl_m_softcap_dbl(float x, float cap)
+{
+    double c = bicl_f64_abs((double)cap);
+    double t = c * bicl_m_tanh_fast_d(bicl_f64_abs((double)x) / c);
+    return x < 0.0f ? -t : t;
+}
+#endif
+
+BICL_M_CR(bicl_softcap, (float x, float cap), (x, cap), bicl_m_softcap_special(x, cap, &r),
+          bicl_m_softcap_fx(x, cap), bicl_m_softcap_pair(x, cap), BICL_M_ZIV_REL_SOFTCAP_F32,
+          bicl_m_softcap_dbl(x, cap))
 
 BICL_FN float bicl_swiglu_oss(float gate, float up, float alpha, float limit)
 {

@@ -5,8 +5,10 @@
  *   1  every function within its bound (0.51 ulp; erf 0.79, gelu 0.84), not CR
  *   2  exp, sigmoid and silu correctly rounded (proven on all 2^32 inputs); the
  *      others as in 1, bit for bit
- *   3  also gelu_quick correctly rounded */
+ *   3  also gelu_quick correctly rounded
+ *   4  also expm1, tanh, gelu_tanh and softcap correctly rounded (the others as in
+ *      3, bit for bit) */
 #ifndef BICL_MATH_VERSION_H
 #define BICL_MATH_VERSION_H
-#define BICL_MATH_VERSION "3"
+#define BICL_MATH_VERSION "4"
 #endif

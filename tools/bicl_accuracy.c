@@ -25,7 +25,7 @@
  * its ulp limit or has a special failure.
  *
  * Build: cc -std=c11 -O2 -ffp-contract=off [-mfma] -Icl
- *        src/tools/bicl_accuracy.c -lmpfr -lgmp -lm -lpthread */
+ *        tools/bicl_accuracy.c -lmpfr -lgmp -lm -lpthread */
 #define _POSIX_C_SOURCE 200809L
 #include "bicl_math_f32.h"
 #include "bicl_ops.def"
@@ -522,46 +522,55 @@ static float o_exp(float x, const params *p)
     (void)p;
     return bicl_expf(x);
 }
-static float o_exp_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_expf_pair(x);
-}
-static float o_exp_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_expf_int(x);
-}
-static float o_sigmoid_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_sigmoidf_pair(x);
-}
-static float o_sigmoid_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_sigmoidf_int(x);
-}
-static float o_silu_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_silu_pair(x);
-}
-static float o_silu_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_silu_int(x);
-}
-static float o_gelu_quick_pair(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_quick_pair(x);
-}
-static float o_gelu_quick_int(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_quick_int(x);
-}
+/* The correctly rounded functions computed by three paths (cl/bicl_math_f32.h,
+ * BICL_M_CR): one row each. The op NAME checks the default path (the double one on
+ * the host); NAME_pair and NAME_int, generated from the row, check the float-pair
+ * and the integer path alone against the same oracle, which must find them
+ * correctly rounded too.
+ *   X(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW): FN ARGS
+ *   calls the header's function (FN_pair ARGS, FN_int ARGS its paths) with x and
+ *   the parameters p; the other columns as in op_desc. */
+#define P_NONE                                                                                     \
+    {                                                                                              \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
+#define P_CAP30                                                                                    \
+    {                                                                                              \
+        {                                                                                          \
+            30.0f, 0, 0                                                                            \
+        }                                                                                          \
+    }
+#define CR_PATHS(X)                                                                                \
+    X(expf, bicl_expf, (x), "e^x", r_exp, m_exp, s_exp, P_NONE, NULL, 110.0f, NULL)                \
+    X(expm1f, bicl_expm1f, (x), "e^x - 1", r_expm1, m_expm1, s_expm1, P_NONE, NULL, 20.0f, NULL)   \
+    X(tanhf, bicl_tanhf, (x), "tanh x", r_tanh, m_tanh, s_tanh, P_NONE, NULL, 10.0f, "tanh")       \
+    X(sigmoidf, bicl_sigmoidf, (x), "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, P_NONE, NULL,   \
+      110.0f, "sigmoid")                                                                           \
+    X(silu, bicl_silu, (x), "x sigmoid(x)", r_silu, m_silu, s_gate, P_NONE, NULL, 120.0f, "silu")  \
+    X(gelu_quick, bicl_gelu_quick, (x), "x sigmoid(1.702 x)", r_gelu_quick, m_gelu_quick, s_gate,  \
+      P_NONE, NULL, 80.0f, "gelu_quick")                                                           \
+    X(gelu_tanh, bicl_gelu_tanh, (x), "x/2 (1 + tanh(c(x + d x^3)))", r_gelu_tanh, m_gelu_tanh,    \
+      s_gate, P_NONE, NULL, 16.0f, "gelu_tanh")                                                    \
+    X(softcap, bicl_softcap, (x, p->p[0]), "cap tanh(x/cap), exhaustive: cap=30", r_softcap,       \
+      m_softcap, s_softcap, P_CAP30, gen_softcap, 300.0f, "softcap")
+
+#define CR_PATH_FNS(NAME, FN, ARGS, ...)                                                           \
+    static float o_##NAME##_pair(float x, const params *p)                                         \
+    {                                                                                              \
+        (void)x;                                                                                   \
+        (void)p;                                                                                   \
+        return FN##_pair ARGS;                                                                     \
+    }                                                                                              \
+    static float o_##NAME##_int(float x, const params *p)                                          \
+    {                                                                                              \
+        (void)x;                                                                                   \
+        (void)p;                                                                                   \
+        return FN##_int ARGS;                                                                      \
+    }
+CR_PATHS(CR_PATH_FNS)
+
 static float o_expm1(float x, const params *p)
 {
     (void)p;
@@ -705,32 +714,8 @@ static double op_limit(const op_desc *op)
 
 static const op_desc OPS[] = {
     {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL, 1},
-    {"expf_pair",
-     "e^x, float-pair path",
-     0.5,
-     o_exp_pair,
-     r_exp,
-     m_exp,
-     s_exp,
-     {{0}},
-     NULL,
-     110.0f,
-     NULL,
-     1},
-    {"expf_int",
-     "e^x, integer path",
-     0.5,
-     o_exp_int,
-     r_exp,
-     m_exp,
-     s_exp,
-     {{0}},
-     NULL,
-     110.0f,
-     NULL,
-     1},
-    {"expm1f", "e^x - 1", 1.0, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 0},
-    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 0},
+    {"expm1f", "e^x - 1", 0.5, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 1},
+    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 1},
     {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 0},
     {"sigmoidf",
      "1/(1+e^-x)",
@@ -744,57 +729,9 @@ static const op_desc OPS[] = {
      110.0f,
      "sigmoid",
      1},
-    {"sigmoidf_pair",
-     "1/(1+e^-x), float-pair path",
-     0.0,
-     o_sigmoid_pair,
-     r_sigmoid,
-     m_sigmoid,
-     s_sigmoid,
-     {{0}},
-     NULL,
-     110.0f,
-     "sigmoid",
-     1},
-    {"sigmoidf_int",
-     "1/(1+e^-x), integer path",
-     0.0,
-     o_sigmoid_int,
-     r_sigmoid,
-     m_sigmoid,
-     s_sigmoid,
-     {{0}},
-     NULL,
-     110.0f,
-     "sigmoid",
-     1},
     {"relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
     {"relu2", "relu(x)^2", 0.0, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, "relu2", 0},
     {"silu", "x sigmoid(x)", 0.0, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f, "silu", 1},
-    {"silu_pair",
-     "x sigmoid(x), float-pair path",
-     0.0,
-     o_silu_pair,
-     r_silu,
-     m_silu,
-     s_gate,
-     {{0}},
-     NULL,
-     120.0f,
-     "silu",
-     1},
-    {"silu_int",
-     "x sigmoid(x), integer path",
-     0.0,
-     o_silu_int,
-     r_silu,
-     m_silu,
-     s_gate,
-     {{0}},
-     NULL,
-     120.0f,
-     "silu",
-     1},
     {"gelu_erf",
      "x/2 (1 + erf(x/sqrt2))",
      0.0,
@@ -818,35 +755,11 @@ static const op_desc OPS[] = {
      NULL,
      16.0f,
      "gelu_tanh",
-     0},
+     1},
     {"gelu_quick",
      "x sigmoid(1.702 x)",
      0.0,
      o_gelu_quick,
-     r_gelu_quick,
-     m_gelu_quick,
-     s_gate,
-     {{0}},
-     NULL,
-     80.0f,
-     "gelu_quick",
-     1},
-    {"gelu_quick_pair",
-     "x sigmoid(1.702 x), float-pair path",
-     0.0,
-     o_gelu_quick_pair,
-     r_gelu_quick,
-     m_gelu_quick,
-     s_gate,
-     {{0}},
-     NULL,
-     80.0f,
-     "gelu_quick",
-     1},
-    {"gelu_quick_int",
-     "x sigmoid(1.702 x), integer path",
-     0.0,
-     o_gelu_quick_int,
      r_gelu_quick,
      m_gelu_quick,
      s_gate,
@@ -866,7 +779,19 @@ static const op_desc OPS[] = {
      gen_softcap,
      300.0f,
      "softcap",
-     0},
+     1},
+    {"softcap50",
+     "cap tanh(x/cap), cap=50",
+     0.0,
+     o_softcap,
+     r_softcap,
+     m_softcap,
+     s_softcap,
+     {{50.0f, 0, 0}},
+     NULL,
+     500.0f,
+     "softcap",
+     1},
     {"swiglu_oss",
      "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3",
      0.0,
@@ -879,7 +804,20 @@ static const op_desc OPS[] = {
      80.0f,
      "swiglu_oai",
      0},
-};
+#define CR_PATH_OPS(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW)         \
+    {#NAME "_pair", FORMULA ", float-pair path",                                                   \
+     0.5,           o_##NAME##_pair,                                                               \
+     REF_D,         REF_M,                                                                         \
+     SPECIAL,       FIXED,                                                                         \
+     GEN,           SPAN,                                                                          \
+     ROW,           1},                                                                            \
+        {#NAME "_int", FORMULA ", integer path",                                                   \
+         0.5,          o_##NAME##_int,                                                             \
+         REF_D,        REF_M,                                                                      \
+         SPECIAL,      FIXED,                                                                      \
+         GEN,          SPAN,                                                                       \
+         ROW,          1},
+    CR_PATHS(CR_PATH_OPS)};
 #define N_OPS (sizeof OPS / sizeof OPS[0])
 
 /* ------------------------------------------------------------- results */

@@ -1,9 +1,11 @@
 /* bicl_math_identity - proves that the implementations of bicl's correctly
  * rounded functions give the same bits (the float-pair and integer paths
- * against the double one: expf, sigmoidf, silu, gelu_quick), and that every other function
- * of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit
- * (CMake's BICL_MATH_BASELINE, read from git at configure time and renamed
- * bicl_* -> bicl_v1_* into <build>/math_baseline/bicl_math_f32_v1.h); times them.
+ * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh
+ * (CR_FNS)
+ * and softcap), and that every other
+ * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
+ * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
+ * <build>/math_baseline/bicl_math_f32_v1.h); times them.
  *
  *   --function NAME  only the checks whose name starts with NAME
  *   --fallback       also the integer paths alone (slow: bit-serial division)
@@ -16,7 +18,8 @@
  *
  *   --exhaustive   every one of the 2^32 float inputs of expf, expm1f, tanhf,
  *                  sigmoidf, erff, silu, gelu_erf, gelu_tanh, gelu_quick;
- *                  softcap(x, cap) for every x and the caps 30 and 50, and
+ *                  softcap(x, cap) (pair and, with --fallback, integer path
+ *                  against the double one) for every x and the caps 30 and 50, and
  *                  2^24 random x for each of 24 more caps (tiny, denormal, huge,
  *                  inf, zero, NaN, negative); swiglu_oss(gate, up, 1.702, 7)
  *                  for every gate against the ups 0.3 and -1 + 2^-24 and
@@ -53,43 +56,30 @@ typedef struct {
     int fallback; /* 1: only with --fallback (the integer path alone, slow) */
 } pair1;
 
+/* The correctly rounded functions computed by three paths (cl/bicl_math_f32.h,
+ * BICL_M_CR1), by the NAME of bicl_NAME: one row each; the checks and timings of
+ * their paths are generated from it. */
+#define CR_FNS(X) X(expf) X(expm1f) X(sigmoidf) X(silu) X(gelu_quick) X(tanhf) X(gelu_tanh)
+
 /* The correctly rounded functions: each path against the double one (all three are
  * correctly rounded, so their bits must agree; bicl-accuracy --exhaustive proves
  * the double one against MPFR). The others: the header against the baseline. */
+#define CR_CHECKS(N)                                                                               \
+    {#N " pair=dbl", bicl_##N##_pair, bicl_##N##_dbl, 0},                                          \
+        {#N " int=dbl", bicl_##N##_int, bicl_##N##_dbl, 1},
 static const pair1 k_fns1[] = {
-    {"expf pair=dbl", bicl_expf_pair, bicl_expf_dbl, 0},
-    {"sigmoidf pair=dbl", bicl_sigmoidf_pair, bicl_sigmoidf_dbl, 0},
-    {"silu pair=dbl", bicl_silu_pair, bicl_silu_dbl, 0},
-    {"expf int=dbl", bicl_expf_int, bicl_expf_dbl, 1},
-    {"sigmoidf int=dbl", bicl_sigmoidf_int, bicl_sigmoidf_dbl, 1},
-    {"silu int=dbl", bicl_silu_int, bicl_silu_dbl, 1},
-    {"gelu_quick pair=dbl", bicl_gelu_quick_pair, bicl_gelu_quick_dbl, 0},
-    {"gelu_quick int=dbl", bicl_gelu_quick_int, bicl_gelu_quick_dbl, 1},
-    {"expm1f", bicl_expm1f, bicl_v1_expm1f, 0},
-    {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
-    {"erff", bicl_erff, bicl_v1_erff, 0},
+    CR_FNS(CR_CHECKS){"erff", bicl_erff, bicl_v1_erff, 0},
     {"gelu_erf", bicl_gelu_erf, bicl_v1_gelu_erf, 0},
-    {"gelu_tanh", bicl_gelu_tanh, bicl_v1_gelu_tanh, 0},
     {"relu", bicl_relu, bicl_v1_relu, 0},
     {"relu2", bicl_relu2, bicl_v1_relu2, 0},
 };
 #define N_FNS1 ((int)(sizeof k_fns1 / sizeof k_fns1[0]))
 
 /* Timing: the baseline against the paths of the new header. */
-static const pair1 k_bench[] = {
-    {"expf dbl", bicl_expf_dbl, bicl_v1_expf, 0},
-    {"expf pair", bicl_expf_pair, bicl_v1_expf, 0},
-    {"expf int", bicl_expf_int, bicl_v1_expf, 0},
-    {"sigmoidf dbl", bicl_sigmoidf_dbl, bicl_v1_sigmoidf, 0},
-    {"sigmoidf pair", bicl_sigmoidf_pair, bicl_v1_sigmoidf, 0},
-    {"sigmoidf int", bicl_sigmoidf_int, bicl_v1_sigmoidf, 0},
-    {"silu dbl", bicl_silu_dbl, bicl_v1_silu, 0},
-    {"silu pair", bicl_silu_pair, bicl_v1_silu, 0},
-    {"silu int", bicl_silu_int, bicl_v1_silu, 0},
-    {"tanhf", bicl_tanhf, bicl_v1_tanhf, 0},
-    {"gelu_quick dbl", bicl_gelu_quick_dbl, bicl_v1_gelu_quick, 0},
-    {"gelu_quick pair", bicl_gelu_quick_pair, bicl_v1_gelu_quick, 0},
-};
+#define CR_BENCH(N)                                                                                \
+    {#N " dbl", bicl_##N##_dbl, bicl_v1_##N, 0}, {#N " pair", bicl_##N##_pair, bicl_v1_##N, 0},    \
+        {#N " int", bicl_##N##_int, bicl_v1_##N, 0},
+static const pair1 k_bench[] = {CR_FNS(CR_BENCH)};
 #define N_BENCH ((int)(sizeof k_bench / sizeof k_bench[0]))
 
 /* --function NAME: only the checks whose name starts with NAME; --fallback adds
@@ -223,7 +213,15 @@ static const uint32_t k_edges[] = {
 };
 #define N_EDGES ((int)(sizeof k_edges / sizeof k_edges[0]))
 
-typedef enum { FAM_SOFTCAP, FAM_SWIGLU_GATE, FAM_SWIGLU_UP, FAM_SWIGLU_RANDOM } family;
+/* FAM_SOFTCAP, FAM_SOFTCAP_INT: softcap's float-pair / integer path against its double one
+ * (it is correctly rounded); the swiglu families: the header against the baseline. */
+typedef enum {
+    FAM_SOFTCAP,
+    FAM_SOFTCAP_INT,
+    FAM_SWIGLU_GATE,
+    FAM_SWIGLU_UP,
+    FAM_SWIGLU_RANDOM
+} family;
 
 typedef struct {
     family fam;
@@ -248,8 +246,12 @@ static void check2(const job2 *j, uint32_t b, uint32_t c)
     char buf[160];
     switch (j->fam) {
     case FAM_SOFTCAP:
-        a = bicl_f32_as_u32(bicl_softcap(x, y));
-        o = bicl_f32_as_u32(bicl_v1_softcap(x, y));
+        a = bicl_f32_as_u32(bicl_softcap_pair(x, y));
+        o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
+        break;
+    case FAM_SOFTCAP_INT:
+        a = bicl_f32_as_u32(bicl_softcap_int(x, y));
+        o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
         break;
     default:
         a = bicl_f32_as_u32(bicl_swiglu_oss(x, y, j->alpha, j->limit));
@@ -274,6 +276,7 @@ static void *run2(void *arg)
         uint32_t v = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
         switch (j->fam) {
         case FAM_SOFTCAP:
+        case FAM_SOFTCAP_INT:
         case FAM_SWIGLU_UP: /* fixed second operand: x or gate swept */
             check2(j, v, fixed);
             break;
@@ -445,6 +448,7 @@ int main(int argc, char **argv)
     int i;
     double t0 = now_s();
     tally t_softcap = {0, 0, 0};
+    tally t_softcap_int = {0, 0, 0};
     tally t_swiglu = {0, 0, 0};
     /* caps: the models' 30 and 50, small and large, the denormal and
      * overflow edges, negative, zero, inf and NaN */
@@ -540,14 +544,19 @@ int main(int argc, char **argv)
     if (name_selected("softcap")) {
         /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
          * for every cap, and every edge pair */
-        sweep_fixed(FAM_SOFTCAP, "softcap", &t_softcap, caps_all,
-                    (int)(sizeof caps_all / sizeof caps_all[0]), 0.0f, 0.0f, exhaustive, 1ull << 24,
-                    n2, 0xca9ull, threads);
-        check_edge_pairs(FAM_SOFTCAP, "softcap", &t_softcap, 0.0f, 0.0f);
-        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "softcap",
-               t_softcap.checked, t_softcap.mismatches);
-        total_mis += t_softcap.mismatches;
-        fflush(stdout);
+        static const family fams[] = {FAM_SOFTCAP, FAM_SOFTCAP_INT};
+        static const char *const names[] = {"softcap pair=dbl", "softcap int=dbl"};
+        int f;
+        for (f = 0; f < (g_fallback ? 2 : 1); f++) {
+            tally *t = f == 0 ? &t_softcap : &t_softcap_int;
+            sweep_fixed(fams[f], names[f], t, caps_all, (int)(sizeof caps_all / sizeof caps_all[0]),
+                        0.0f, 0.0f, exhaustive, 1ull << 24, n2, 0xca9ull, threads);
+            check_edge_pairs(fams[f], names[f], t, 0.0f, 0.0f);
+            printf("%-18s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", names[f], t->checked,
+                   t->mismatches);
+            total_mis += t->mismatches;
+            fflush(stdout);
+        }
     }
     if (name_selected("swiglu_oss")) {
         /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
