@@ -822,6 +822,9 @@ static void variant_sweep(bench *b, size_t bytes)
     static const op_spec sweep_ops[] = {
         {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
         {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
+        {"gelu_tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU_TANH},
+        {"swiglu", BICL_BF16, BICL_BF16, OP_GLU, BICL_GLU_SWIGLU},
+        {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
         {"add", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_ADD},
         {"add", BICL_BF16, BICL_BF16, OP_BINARY, BICL_BINARY_ADD},
         {"scale", BICL_F32, BICL_F32, OP_SCALE, 0},

@@ -177,10 +177,20 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done)
 {
+    return bicl_launch_elementwise_as(ctx, launch_class(ops, n_ops), q, family, instance, base, ops,
+                                      n_ops, extra, n_extra, n_wait, wait, done);
+}
+
+bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
+                                       bicl_family family, const char *instance, const char *base,
+                                       const bicl_tensor *const *ops, int n_ops,
+                                       const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
+                                       const cl_event *wait, cl_event *done)
+{
     bicl_iter it;
     bicl_iter_build(&it, ops, n_ops);
     shape_kind kind = classify(&it);
-    bicl_variant v = bicl_context_variant_for(ctx, launch_class(ops, n_ops));
+    bicl_variant v = bicl_context_variant_for(ctx, cls);
     unsigned vw = kind != SHAPE_STRIDED && aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;

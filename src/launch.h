@@ -3,6 +3,7 @@
 #ifndef BICL_SRC_LAUNCH_H
 #define BICL_SRC_LAUNCH_H
 
+#include "profile.h"
 #include "sources.h"
 
 /* Sets kernel arguments in order; the first failure is kept in err. */
@@ -42,6 +43,13 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
                                     const bicl_tensor *const *ops, int n_ops,
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done);
+/* The same with the variant of launch class cls (src/profile.h) instead of the class of
+ * the operands' dtypes. */
+bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
+                                       bicl_family family, const char *instance,
+                                       const char *base, const bicl_tensor *const *ops, int n_ops,
+                                       const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
+                                       const cl_event *wait, cl_event *done);
 
 /* Enqueues a prepared kernel with the context's variant geometry for `units` work
  * units (work-items before rounding to the work-group size). */

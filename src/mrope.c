@@ -244,7 +244,7 @@ typedef struct mrope_shape {
 static mrope_shape launch_shape(bicl_context *ctx, const bicl_rope_use *u, bicl_dtype in,
                                 bicl_dtype out)
 {
-    bicl_variant var = bicl_context_variant_for(ctx, bicl_vclass_of(&in, 1, &out, 1));
+    bicl_variant var = bicl_context_variant_for(ctx, bicl_vclass_of_rope(in, out));
     mrope_shape sh;
     sh.wg = var.work_group_size;
     bool copy = u->pass > 0 && (!u->q_in_place || (u->hk > 0 && !u->k_in_place));

@@ -5,15 +5,23 @@
 
 #include <string.h>
 
-#define BICL_PROFILE(name, vw, ipt, wg, vwm, iptm, wgm, vw16, ipt16, wg16)                         \
-    {name, {{vw, ipt, wg}, {vwm, iptm, wgm}, {vw16, ipt16, wg16}}},
+/* BICL_PROFILE(name, V32, VMIXED, V16, VTABLE, VROPE): a variant (vw, ipt, wg) per class */
+#define BICL_PROFILE_V(vw, ipt, wg)                                                                \
+    {                                                                                              \
+        vw, ipt, wg                                                                                \
+    }
+#define BICL_PROFILE(name, v32, vmixed, v16, vtable, vrope)                                        \
+    {name,                                                                                         \
+     {BICL_PROFILE_V v32, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16, BICL_PROFILE_V vtable,        \
+      BICL_PROFILE_V vrope}},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
 #include "../platforms/amd/profile.h"
-    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
+    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
 };
 #undef BICL_PROFILE
+#undef BICL_PROFILE_V
 
 const bicl_profile *bicl_profile_by_name(const char *name)
 {
@@ -73,4 +81,10 @@ bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out
     if (narrowest_in >= 4)
         return BICL_VCLASS_32;
     return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
+}
+
+bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out)
+{
+    bicl_vclass c = bicl_vclass_of(&in, 1, &out, 1);
+    return c == BICL_VCLASS_16 ? BICL_VCLASS_ROPE16 : c;
 }

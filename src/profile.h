@@ -5,16 +5,27 @@
 
 #include "bicl/bicl.h"
 
-/* Launch classes by element size, each with its own default variant (the best vector
- * width depends on the element sizes: NVIDIA wants 16-byte accesses of the widest
- * operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
+/* Launch classes, each with its own default variant. Elementwise launches by element
+ * size (the best vector width depends on it: NVIDIA wants 16-byte accesses of the
+ * widest operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
  *   BICL_VCLASS_32     every floating-point input is 32-bit (the output may be 16-bit)
  *   BICL_VCLASS_MIXED  a 16-bit input and some 32-bit operand (widening casts,
  *                      residual add of a bf16 delta into an f32 stream)
  *   BICL_VCLASS_16     every floating-point operand is 16-bit
- * Masks (u8, i32) do not count. */
-typedef enum bicl_vclass { BICL_VCLASS_32, BICL_VCLASS_MIXED, BICL_VCLASS_16 } bicl_vclass;
-#define BICL_VCLASS_COUNT 3
+ * (masks, u8 and i32, do not count), and two by kernel kind, whose work per element
+ * differs from a stream's:
+ *   BICL_VCLASS_TABLE   16-bit activations read from a lookup table (a gather per element)
+ *   BICL_VCLASS_ROPE16  RoPE, RoPE slice and M-RoPE with 16-bit input and output (a
+ *                       head's pairs per work unit); with a 32-bit operand they take
+ *                       the class of their dtypes, as elementwise launches do */
+typedef enum bicl_vclass {
+    BICL_VCLASS_32,
+    BICL_VCLASS_MIXED,
+    BICL_VCLASS_16,
+    BICL_VCLASS_TABLE,
+    BICL_VCLASS_ROPE16
+} bicl_vclass;
+#define BICL_VCLASS_COUNT 5
 
 /* A vendor's default variant per launch class. */
 typedef struct bicl_profile {
@@ -29,5 +40,7 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
 
 /* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
 bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
+/* The class of a RoPE launch (1-D or M-RoPE) of input dtype in and output dtype out. */
+bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out);
 
 #endif

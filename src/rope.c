@@ -677,8 +677,8 @@ static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan 
 static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
                                     const rope_views *v, const bicl_tensor *const views[4])
 {
-    bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
-    bicl_variant var = bicl_context_variant_for(ctx, bicl_vclass_of(&in, 1, &out, 1));
+    bicl_variant var =
+        bicl_context_variant_for(ctx, bicl_vclass_of_rope(views[0]->dtype, views[1]->dtype));
     rope_shape sh;
     sh.wg = var.work_group_size;
     sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);

@@ -347,8 +347,9 @@ static void variants_are_validated(void **state)
     assert_int_equal(bicl_context_set_variant(NULL, NULL), BICL_ERR_NULL_POINTER);
 }
 
-/* One op of each launch class (src/profile.h: all inputs 32-bit, a 16-bit input with a
- * 32-bit operand, all 16-bit), so that every variant of a profile runs. */
+/* One op of each elementwise launch class (src/profile.h: all inputs 32-bit, a 16-bit
+ * input with a 32-bit operand, all 16-bit, a lookup table), so that every variant of a
+ * profile runs (the RoPE class runs in test_rope's variant sweep). */
 static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
                                 const bicl_tensor *f32, const bicl_tensor *bf16,
                                 const bicl_tensor *out_f32, const bicl_tensor *out_bf16)
@@ -358,7 +359,9 @@ static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
         return bicl_unary(c, q, BICL_UNARY_SILU, NULL, f32, out_bf16, 0, NULL, NULL);
     case 1: /* bf16 -> f32: mixed */
         return bicl_cast(c, q, bf16, out_f32, 0, NULL, NULL);
-    default: /* bf16 -> bf16: class 16 (a table on 16-bit input) */
+    case 2: /* bf16 -> bf16: class 16 (relu has no table) */
+        return bicl_unary(c, q, BICL_UNARY_RELU, NULL, bf16, out_bf16, 0, NULL, NULL);
+    default: /* bf16 -> bf16: the table class (silu reads a table on 16-bit input) */
         return bicl_unary(c, q, BICL_UNARY_SILU, NULL, bf16, out_bf16, 0, NULL, NULL);
     }
 }
@@ -369,7 +372,7 @@ static void every_profile_gives_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const char *const profiles[] = {"generic", "pocl", "nvidia", "amd"};
-    enum { OPS = 3 };
+    enum { OPS = 4 };
     const size_t n = 4099;
     uint32_t *x = malloc(n * 4);
     uint16_t *h = malloc(n * 2);

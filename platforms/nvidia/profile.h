@@ -4,5 +4,7 @@
  * 2026-12-03 (GB/s, docs/performance.md): with a 32-bit operand 4-wide (4/4/256: f32
  * add 4326, bf16 -> f32 cast 4012 against 2762 at 8/4/256, residual add 4134 against
  * 3639); all 16-bit 8-wide (8/4/256: bf16 add 4286 against 4155, bf16 scale 3978 against
- * 3530, table silu 4029 against 3773). */
-BICL_PROFILE("nvidia", 4, 4, 256, 4, 4, 256, 8, 4, 256)
+ * 3530). Lookup tables 4/8/128 (silu bf16 3902 against 2945 at 8/4/256, same run, copy
+ * 4225; ede70f8) and RoPE 8/1/128 (llama3 table bf16 3265 against 2994; rope_mla 2176
+ * against 1992). */
+BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128))

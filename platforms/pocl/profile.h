@@ -7,4 +7,4 @@
  * mask fill 26 vs 11); 16-bit inputs at 1/2/0 (bf16 add 5 vs 2 at 4/4/0, bf16 -> f32
  * cast 10 vs 5, residual add 11 vs 5). An earlier sweep on a Xeon had f32 add fastest
  * at 1/2/0: the best choice differs between CPUs. Work-group size is left to PoCL. */
-BICL_PROFILE("pocl", 4, 4, 0, 1, 2, 0, 1, 2, 0)
+BICL_PROFILE("pocl", (4, 4, 0), (1, 2, 0), (1, 2, 0), (1, 2, 0), (1, 2, 0))
