@@ -3,7 +3,10 @@
  * layout src/launch.c writes (see bicl_launch_elementwise).
  *
  * Two templates per operand count: rows (vectorised, VW 1, 4 or 8; a flat iteration is
- * one row) and strided (any 4-d view).
+ * one row) and strided (any 4-d view). Rows has a fourth form, "_rows_s": one element
+ * per work-item and no loop, which the host runs for VW 1 with one item per work-item
+ * (the same work as rows_v1 there): PoCL vectorises a kernel across its work-items only
+ * when the body has no loop of its own (docs/performance.md).
  * Every variant of a template applies the same per-element expression ELEM to each
  * element, whether it sits in a vector lane, in the scalar tail or in a strided view:
  * with FP_CONTRACT OFF the expression compiles to the same operations everywhere, so
@@ -141,8 +144,20 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             y[t] = BICL_CALL(ELEM, (E, TI, TO, x[t] XA()));                                        \
     }
 
+/* One element per work-item of the rows iteration, no loop (ipt is 1: unused). */
+#define BICL_ROWS_S_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                             \
+    kernel void NAME##_rows_s(global const BICL_ST_##TI *x, ulong xo, ulong xr,                    \
+                              global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP())  \
+    {                                                                                              \
+        ulong r = get_global_id(1), t = get_global_id(0);                                          \
+        (void)ipt;                                                                                 \
+        if (t < n)                                                                                 \
+            y[yo + r * yr + t] = BICL_CALL(ELEM, (E, TI, TO, x[xo + r * xr + t] XA()));            \
+    }
+
 #define BICL_ALL_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
     BICL_STRIDED_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
+    BICL_ROWS_S_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                 \
     BICL_ROWS_1_1(NAME, TI, TO, 1, ELEM, E, XP, XA)                                                \
     BICL_ROWS_1_1(NAME, TI, TO, 4, ELEM, E, XP, XA)                                                \
     BICL_ROWS_1_1(NAME, TI, TO, 8, ELEM, E, XP, XA)
@@ -189,8 +204,21 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             y[t] = BICL_CALL(ELEM, (E, TA, TB, TO, a[t], b[t] XA()));                              \
     }
 
+#define BICL_ROWS_S_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                         \
+    kernel void NAME##_rows_s(global const BICL_ST_##TA *a, ulong ao, ulong ar,                    \
+                              global const BICL_ST_##TB *b, ulong bo, ulong br,                    \
+                              global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP())  \
+    {                                                                                              \
+        ulong r = get_global_id(1), t = get_global_id(0);                                          \
+        (void)ipt;                                                                                 \
+        if (t < n)                                                                                 \
+            y[yo + r * yr + t] =                                                                   \
+                BICL_CALL(ELEM, (E, TA, TB, TO, a[ao + r * ar + t], b[bo + r * br + t] XA()));     \
+    }
+
 #define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \
     BICL_STRIDED_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \
+    BICL_ROWS_S_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                             \
     BICL_ROWS_2_1(NAME, TA, TB, TO, 1, ELEM, E, XP, XA)                                            \
     BICL_ROWS_2_1(NAME, TA, TB, TO, 4, ELEM, E, XP, XA)                                            \
     BICL_ROWS_2_1(NAME, TA, TB, TO, 8, ELEM, E, XP, XA)
@@ -241,8 +269,22 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             BICL_CALL(ELEM, (TA, TB, TO, TP, a[t], b[t], o[t], p[t] XA()));                        \
     }
 
+#define BICL_ROWS_S_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                        \
+    kernel void NAME##_rows_s(global const BICL_ST_##TA *a, ulong ao, ulong ar,                    \
+                              global const BICL_ST_##TB *b, ulong bo, ulong br,                    \
+                              global BICL_ST_##TO *o, ulong oo, ulong or_,                         \
+                              global BICL_ST_##TP *p, ulong po, ulong pr, ulong n, uint ipt XP())  \
+    {                                                                                              \
+        ulong r = get_global_id(1), t = get_global_id(0);                                          \
+        (void)ipt;                                                                                 \
+        if (t < n)                                                                                 \
+            BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + r * ar + t], b[bo + r * br + t],               \
+                             o[oo + r * or_ + t], p[po + r * pr + t] XA()));                       \
+    }
+
 #define BICL_ALL_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \
     BICL_STRIDED_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \
+    BICL_ROWS_S_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                            \
     BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 1, ELEM, XP, XA)                                           \
     BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 4, ELEM, XP, XA)                                           \
     BICL_ROWS_2_2(NAME, TA, TB, TO, TP, 8, ELEM, XP, XA)

@@ -194,10 +194,13 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     unsigned vw = kind != SHAPE_STRIDED && aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;
-    /* Flat and rows iterations run the rows kernel (a flat one as one row). */
+    /* Flat and rows iterations run the rows kernel (a flat one as one row); its loop-free
+     * form where one element per work-item is all it does (bicl_kernel.h). */
     char name[96];
     if (kind == SHAPE_STRIDED)
         snprintf(name, sizeof name, "%s_strided", base);
+    else if (vw == 1 && v.items_per_thread == 1)
+        snprintf(name, sizeof name, "%s_rows_s", base);
     else
         snprintf(name, sizeof name, "%s_rows_v%u", base, vw);
     cl_kernel k = NULL;

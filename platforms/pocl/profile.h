@@ -1,10 +1,13 @@
 /* PoCL (CPU): PoCL vectorises scalar kernels across the work-items of a work-group
- * itself, well over 32-bit loads and badly over 16-bit ones. Variants per launch class
- * (src/profile.h: all inputs 32-bit / a 16-bit input with a 32-bit operand / all
- * 16-bit). Measured with `bicl-bench --device pocl --sweep-only --max-mib 64 --reps 5`
- * on PoCL 3.1, 2 cores of an AMD EPYC, 2026-12-03 (GB/s, docs/performance.md): 32-bit
- * inputs fastest at 4/4/0 (f32 scale 18 vs 7 at 1/2/0, f32 -> bf16 cast 30 vs 9, f32
- * mask fill 26 vs 11); 16-bit inputs at 1/2/0 (bf16 add 5 vs 2 at 4/4/0, bf16 -> f32
- * cast 10 vs 5, residual add 11 vs 5). An earlier sweep on a Xeon had f32 add fastest
- * at 1/2/0: the best choice differs between CPUs. Work-group size is left to PoCL. */
-BICL_PROFILE("pocl", (4, 4, 0), (1, 2, 0), (1, 2, 0), (1, 2, 0), (1, 2, 0))
+ * itself, well over 32-bit loads and badly over 16-bit ones, and only a body without a
+ * loop of its own (docs/performance.md). Variants per launch class (src/profile.h: all
+ * inputs 32-bit / a 16-bit input with a 32-bit operand / all 16-bit / lookup table /
+ * 16-bit RoPE). Measured with `bicl-bench --device pocl --sweep-only --max-mib 32
+ * --reps 3` on PoCL 3.1, 2 cores of an AMD EPYC under load, 2026-12-03 (GB/s,
+ * docs/performance.md): 32-bit inputs fastest at 4-wide (f32 scale 14 at 4/4/0 vs 6 at
+ * 1/1/0, f32 -> bf16 cast 13 vs 3; f32 add prefers 1/1: 9-13 vs 3); 16-bit inputs at
+ * 1/1/0, the loop-free rows_s kernel (bf16 add 2 vs 1 at 1/2/0, silu bf16 table 8 vs 3,
+ * residual add 3 vs 3). An earlier sweep on a Xeon had f32 add fastest at 1/2/0: the
+ * best choice differs between CPUs. Work-group size is left to PoCL. RoPE not measured
+ * (its 16-bit choice before the classes split). */
+BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 2, 0))
