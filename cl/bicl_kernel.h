@@ -272,8 +272,8 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 #define BICL_ROWS_S_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                        \
     kernel void NAME##_rows_s(global const BICL_ST_##TA *a, ulong ao, ulong ar,                    \
                               global const BICL_ST_##TB *b, ulong bo, ulong br,                    \
-                              global BICL_ST_##TO *o, ulong oo, ulong or_,                         \
-                              global BICL_ST_##TP *p, ulong po, ulong pr, ulong n, uint ipt XP())  \
+                              global BICL_ST_##TO *o, ulong oo, ulong or_, global BICL_ST_##TP *p, \
+                              ulong po, ulong pr, ulong n, uint ipt XP())                          \
     {                                                                                              \
         ulong r = get_global_id(1), t = get_global_id(0);                                          \
         (void)ipt;                                                                                 \
