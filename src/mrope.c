@@ -85,14 +85,23 @@ static void row_counts(const bicl_mrope_config *m, int half, int counts[3])
 
 static bicl_status check_loaded(const bicl_rope_config *cfg, const bicl_mrope_config *m);
 
+/* The caller's configs at this library's sizes, checked once: the 1-D rules, then
+ * M-RoPE's. */
+static bicl_status load_checked(const bicl_rope_config *cfg, const bicl_mrope_config *m,
+                                bicl_rope_config *cfg_full, bicl_mrope_config *m_full)
+{
+    bicl_status st = load_configs(cfg, m, cfg_full, m_full);
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_config_check_loaded(cfg_full);
+    return st == BICL_SUCCESS ? check_loaded(cfg_full, m_full) : st;
+}
+
 bicl_status bicl_mrope_config_check(const bicl_rope_config *cfg, const bicl_mrope_config *m)
 {
+    bicl_clear_error();
     bicl_rope_config cfg_full;
     bicl_mrope_config m_full;
-    bicl_status st = bicl_rope_config_check(cfg);
-    if (st == BICL_SUCCESS)
-        st = load_configs(cfg, m, &cfg_full, &m_full);
-    return st == BICL_SUCCESS ? check_loaded(&cfg_full, &m_full) : st;
+    return load_checked(cfg, m, &cfg_full, &m_full);
 }
 
 /* bicl_mrope_config_check of configs at this library's sizes (cfg already checked). */
@@ -162,9 +171,7 @@ bicl_status bicl_mrope_plan_create(bicl_context *ctx, const bicl_rope_config *cf
     *out = NULL;
     bicl_rope_config cfg_full;
     bicl_mrope_config m_full;
-    bicl_status st = bicl_mrope_config_check(cfg, m);
-    if (st == BICL_SUCCESS)
-        st = load_configs(cfg, m, &cfg_full, &m_full);
+    bicl_status st = load_checked(cfg, m, &cfg_full, &m_full);
     if (st != BICL_SUCCESS)
         return st;
     bicl_mrope_plan *p = calloc(1, sizeof *p);

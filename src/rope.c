@@ -247,18 +247,15 @@ static bicl_status check_slice(const bicl_rope_config *c)
     return BICL_SUCCESS;
 }
 
-static bicl_status check_loaded(const bicl_rope_config *c);
-
 bicl_status bicl_rope_config_check(const bicl_rope_config *cfg)
 {
     bicl_clear_error();
     bicl_rope_config full;
     bicl_status st = bicl_rope_config_load(cfg, &full);
-    return st == BICL_SUCCESS ? check_loaded(&full) : st;
+    return st == BICL_SUCCESS ? bicl_rope_config_check_loaded(&full) : st;
 }
 
-/* bicl_rope_config_check of a config at this library's size. */
-static bicl_status check_loaded(const bicl_rope_config *c)
+bicl_status bicl_rope_config_check_loaded(const bicl_rope_config *c)
 {
     if (c->head_dim < 2 || c->head_dim > 65536)
         return bicl_fail(BICL_ERR_INVALID_CONFIG, "head_dim %d (must be 2..65536)", c->head_dim);
@@ -367,7 +364,7 @@ bicl_status bicl_rope_plan_create(bicl_context *ctx, const bicl_rope_config *cfg
     bicl_rope_config full;
     bicl_status st = bicl_rope_config_load(cfg, &full);
     if (st == BICL_SUCCESS)
-        st = check_loaded(&full);
+        st = bicl_rope_config_check_loaded(&full);
     if (st != BICL_SUCCESS)
         return st;
     cfg = &full;
