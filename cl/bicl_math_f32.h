@@ -8,18 +8,17 @@
  * (bicl_math_fx.h). No libm, no OpenCL built-in math. The same source
  * therefore gives the same bits on every conforming device and on the host.
  *
- * Correctly rounded (math version 4, bicl_math_version.h): bicl_expf,
- * bicl_expm1f, bicl_tanhf, bicl_sigmoidf, bicl_silu, bicl_gelu_quick, bicl_gelu_tanh
- * and bicl_softcap (for every cap; proven for caps 30 and 50); 0 of 2^32 inputs
- * misrounded, proven by src/tools/bicl_accuracy.c --exhaustive and
- * src/tools/bicl_math_identity.c (docs/accuracy.md). Each has three
+ * Correctly rounded (math version 5, bicl_math_version.h): bicl_expf,
+ * bicl_expm1f, bicl_tanhf, bicl_erff, bicl_sigmoidf, bicl_silu, bicl_gelu_erf,
+ * bicl_gelu_quick, bicl_gelu_tanh and bicl_softcap (for every cap; proven for caps 30
+ * and 50); 0 of 2^32 inputs misrounded, proven by tools/bicl_accuracy.c --exhaustive
+ * and tools/bicl_math_identity.c (docs/accuracy.md). Each has three
  * implementations, _dbl (binary64, where the device has fp64: the default there and
  * on the host), _pair (float pairs, devices without fp64) and _int (integer fixed
  * point, the fallback of both): Ziv's strategy, written once by BICL_M_CR (see
- * "correctly rounded" below). The others, measured over all 2^32 inputs (max ulp
- * error / inputs not correctly rounded): erff 0.792 / 881850, gelu_erf 0.844 /
- * 3405895, swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one
- * rounding.
+ * "correctly rounded" below). The other one, measured over all 2^32 inputs (max ulp
+ * error / inputs not correctly rounded): swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167;
+ * relu exact, relu2 one rounding.
  * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
  * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
@@ -46,8 +45,8 @@
  *   bicl_silu(x)       round(x * sigmoid(x)). silu(+-0) = +-0, silu(+inf) = +inf,
  *                      silu(-inf) = -0 (the limit).
  *   bicl_gelu_erf(x)   round(x * Phi(x)), Phi(x) = (1 + erf(x/sqrt2))/2, with
- *                      no intermediate rounding of x/sqrt2 (Phi is fitted in x)
- *                      and no cancellation (the normal tail for x < -1).
+ *                      x/sqrt2 the exact real quotient (no intermediate rounding
+ *                      to float) and no cancellation (erfc for x/sqrt2 <= -0.75).
  *                      gelu(+-0) = +-0, gelu(+inf) = +inf, gelu(-inf) = -0.
  *   bicl_gelu_tanh(x)  round(0.5 x (1 + tanh(c (x + d x^3)))), c = 0.7978845608f,
  *                      d = 0.044715f, computed as x * sigmoid(2c (x + d x^3))
@@ -71,24 +70,24 @@
  *                      otherwise (sigmoid is 1, 1/2 or finite there); 0 * inf
  *                      gives the canonical NaN.
  *
- * How (the rounding order): every function builds its value as an unrounded
- * float pair hi + lo (relative error about 2^-30 or better, see each
+ * How (the rounding order): every float-pair evaluation builds its value as an
+ * unrounded float pair hi + lo (relative error about 2^-29 or better, see each
  * function), times 2^k where the value could leave the float range, and
  * rounds once at the end: round(hi + lo), or bicl_df_ldexp_round(), which
  * rounds 2^k (hi + lo) directly to a normal, denormal, zero or inf result.
- * The only float rounding before the end is inside those pairs, so results
- * are correctly rounded except when the exact value lies within about 2^-30
- * relative of a rounding boundary; the polynomial tails of erf and gelu_erf
- * (2^-24 .. 2^-26) are the weakest parts.
+ * The correctly rounded functions round that value only when Ziv's test decides it
+ * (below), swiglu_oss always (so it is correctly rounded except when the exact value
+ * lies within about 2^-30 relative of a rounding boundary).
  *   exp:      x = k/2 ln2 + r; 2^(k/2) (1 + expm1(r)).
  *   expm1:    expm1(r) itself for k = 0, else 2^(k/2) (1 + expm1(r)) - 1 as a pair.
  *   tanh:     -m / (2 + m), m = expm1(-2|x|), sign restored.
  *   sigmoid:  1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) for x < 0.
- *   erf:      x (c0 + c1 x^2 + x^4 P(x^2)) for |x| < 1; 1 - e^(-x^2) g(|x|) up to
- *             3.92, with x^2 exact as a pair; +-1 beyond.
+ *   erf:      x S(x^2) (Taylor) for |x| < 0.75; 1 - erfc(|x|) up to 3.92, erfc from
+ *             a table at z0 = k/16 and the Hermite series of the integral from
+ *             |x| to z0 (bicl_math_fx.h); +-1 beyond.
  *   silu, gelu_quick, gelu_tanh, swiglu: y * sigmoid(z), y and z exact pairs.
- *   gelu_erf: x (1/2 + x S(x^2)) for |x| <= 1; x (1 - Q(x)) above,
- *             x Q(-x) below, Q(t) = e^(-t^2/2) G(t) with t^2 exact.
+ *   gelu_erf: x (1/2 +- erf(z)/2), z = |x|/sqrt2 (exact enough as a pair) < 0.75;
+ *             x (1 - erfc(z)/2) above, x erfc(z)/2 below, erfc as for erf.
  *   softcap:  |cap| tanh(y) with y = x/|cap| as an exact pair.
  * Fast paths: bicl_df_ldexp_round returns round(hi + lo) with k added to its
  * exponent field when that and the result are normal (every caller's common
