@@ -931,6 +931,31 @@ BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
     return out;
 }
 
+/* The special cases of the gelu family, x Phi(x) with Phi rising from 0 to 1: NaN
+ * (quieted), +-0 and x >= hi give x (hi: where 1 - Phi is below half an ulp of x),
+ * x <= lo gives -0 (lo: where |x| Phi(x) is below 2^-150), |x| < 2^-60 gives x/2 with
+ * ties up (the x^2 term is positive and only a tie sees it). */
+BICL_FN int bicl_m_gelu_special(float x, float hi, float lo, float *out)
+{
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (x == 0.0f || x >= hi) {
+        *out = x;
+        return 1;
+    }
+    if (x <= lo) {
+        *out = -0.0f;
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-60f) {
+        *out = bicl_m_half_tie_up(x);
+        return 1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------- erf and Phi */
 /* erf and gelu (erf), correctly rounded (math version 5): the formulas of
  * bicl_math_fx.h ("erf and erfc": z S(z^2) for z < 0.75, the table and Hermite series
@@ -1160,28 +1185,12 @@ BICL_M_CR1(bicl_erff, bicl_m_erf_special, bicl_m_erf_fx, bicl_m_erf_pair, BICL_M
  * larger x, nor is gelu of a nonzero float elsewhere. */
 BICL_FN int bicl_m_gelu_erf_special(float x, float *out)
 {
-    if (bicl_f32_is_nan(x)) {
-        *out = bicl_f32_quiet(x);
-        return 1;
-    }
-    if (x == 0.0f || x >= 5.5f) {
-        *out = x;
-        return 1;
-    }
-    if (x <= -14.5f) {
-        *out = -0.0f;
-        return 1;
-    }
-    if (bicl_f32_abs(x) < 0x1p-60f) {
-        *out = bicl_m_half_tie_up(x);
-        return 1;
-    }
-    return 0;
+    return bicl_m_gelu_special(x, 5.5f, -14.5f, out);
 }
 
 /* The integer path: z = |x| / sqrt2 from 1/sqrt2 at 64 bits below 0.75 (erf's
- * sensitivity to z is at most 1), and as p + rl 2^-70 from three exact products
- * above (erfc's is 2z: z to 2^-67 absolute). */
+ * sensitivity to z is at most 1), and as p + rl 2^-66 from three exact products
+ * above (erfc's is 2z: z to 2^-64 absolute). */
 BICL_FN float bicl_m_gelu_erf_fx(float x)
 {
     float t = bicl_f32_abs(x);
@@ -1435,23 +1444,7 @@ BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bic
 
 BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
 {
-    if (bicl_f32_is_nan(x)) {
-        *out = bicl_f32_quiet(x);
-        return 1;
-    }
-    if (x == 0.0f || x >= 10.0f) {
-        *out = x;
-        return 1;
-    }
-    if (x <= -11.0f) {
-        *out = -0.0f;
-        return 1;
-    }
-    if (bicl_f32_abs(x) < 0x1p-60f) {
-        *out = bicl_m_half_tie_up(x);
-        return 1;
-    }
-    return 0;
+    return bicl_m_gelu_special(x, 10.0f, -11.0f, out);
 }
 
 /* The integer path: z = c2 x + (c2 d) x^3 as a float zh plus a fixed-point low
