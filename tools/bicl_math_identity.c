@@ -1,8 +1,7 @@
 /* bicl_math_identity - proves that the implementations of bicl's correctly
  * rounded functions give the same bits (the float-pair and integer paths
- * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh
- * (CR_FNS)
- * and softcap), and that every other
+ * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh,
+ * erff, gelu_erf (CR_FNS) and softcap), and that every other
  * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
  * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
  * <build>/math_baseline/bicl_math_f32_v1.h); times them.
