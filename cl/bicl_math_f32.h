@@ -8,18 +8,17 @@
  * (bicl_math_fx.h). No libm, no OpenCL built-in math. The same source
  * therefore gives the same bits on every conforming device and on the host.
  *
- * Correctly rounded (math version 4, bicl_math_version.h): bicl_expf,
- * bicl_expm1f, bicl_tanhf, bicl_sigmoidf, bicl_silu, bicl_gelu_quick, bicl_gelu_tanh
- * and bicl_softcap (for every cap; proven for caps 30 and 50); 0 of 2^32 inputs
- * misrounded, proven by src/tools/bicl_accuracy.c --exhaustive and
- * src/tools/bicl_math_identity.c (docs/accuracy.md). Each has three
+ * Correctly rounded (math version 5, bicl_math_version.h): bicl_expf,
+ * bicl_expm1f, bicl_tanhf, bicl_erff, bicl_sigmoidf, bicl_silu, bicl_gelu_erf,
+ * bicl_gelu_quick, bicl_gelu_tanh and bicl_softcap (for every cap; proven for caps 30
+ * and 50); 0 of 2^32 inputs misrounded, proven by tools/bicl_accuracy.c --exhaustive
+ * and tools/bicl_math_identity.c (docs/accuracy.md). Each has three
  * implementations, _dbl (binary64, where the device has fp64: the default there and
  * on the host), _pair (float pairs, devices without fp64) and _int (integer fixed
  * point, the fallback of both): Ziv's strategy, written once by BICL_M_CR (see
- * "correctly rounded" below). The others, measured over all 2^32 inputs (max ulp
- * error / inputs not correctly rounded): erff 0.792 / 881850, gelu_erf 0.844 /
- * 3405895, swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167; relu exact, relu2 one
- * rounding.
+ * "correctly rounded" below). The other one, measured over all 2^32 inputs (max ulp
+ * error / inputs not correctly rounded): swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167;
+ * relu exact, relu2 one rounding.
  * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
  * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
@@ -46,8 +45,8 @@
  *   bicl_silu(x)       round(x * sigmoid(x)). silu(+-0) = +-0, silu(+inf) = +inf,
  *                      silu(-inf) = -0 (the limit).
  *   bicl_gelu_erf(x)   round(x * Phi(x)), Phi(x) = (1 + erf(x/sqrt2))/2, with
- *                      no intermediate rounding of x/sqrt2 (Phi is fitted in x)
- *                      and no cancellation (the normal tail for x < -1).
+ *                      x/sqrt2 the exact real quotient (no intermediate rounding
+ *                      to float) and no cancellation (erfc for x/sqrt2 <= -0.75).
  *                      gelu(+-0) = +-0, gelu(+inf) = +inf, gelu(-inf) = -0.
  *   bicl_gelu_tanh(x)  round(0.5 x (1 + tanh(c (x + d x^3)))), c = 0.7978845608f,
  *                      d = 0.044715f, computed as x * sigmoid(2c (x + d x^3))
@@ -71,24 +70,24 @@
  *                      otherwise (sigmoid is 1, 1/2 or finite there); 0 * inf
  *                      gives the canonical NaN.
  *
- * How (the rounding order): every function builds its value as an unrounded
- * float pair hi + lo (relative error about 2^-30 or better, see each
+ * How (the rounding order): every float-pair evaluation builds its value as an
+ * unrounded float pair hi + lo (relative error about 2^-29 or better, see each
  * function), times 2^k where the value could leave the float range, and
  * rounds once at the end: round(hi + lo), or bicl_df_ldexp_round(), which
  * rounds 2^k (hi + lo) directly to a normal, denormal, zero or inf result.
- * The only float rounding before the end is inside those pairs, so results
- * are correctly rounded except when the exact value lies within about 2^-30
- * relative of a rounding boundary; the polynomial tails of erf and gelu_erf
- * (2^-24 .. 2^-26) are the weakest parts.
+ * The correctly rounded functions round that value only when Ziv's test decides it
+ * (below), swiglu_oss always (so it is correctly rounded except when the exact value
+ * lies within about 2^-30 relative of a rounding boundary).
  *   exp:      x = k/2 ln2 + r; 2^(k/2) (1 + expm1(r)).
  *   expm1:    expm1(r) itself for k = 0, else 2^(k/2) (1 + expm1(r)) - 1 as a pair.
  *   tanh:     -m / (2 + m), m = expm1(-2|x|), sign restored.
  *   sigmoid:  1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) for x < 0.
- *   erf:      x (c0 + c1 x^2 + x^4 P(x^2)) for |x| < 1; 1 - e^(-x^2) g(|x|) up to
- *             3.92, with x^2 exact as a pair; +-1 beyond.
+ *   erf:      x S(x^2) (Taylor) for |x| < 0.75; 1 - erfc(|x|) up to 3.92, erfc from
+ *             a table at z0 = k/16 and the Hermite series of the integral from
+ *             |x| to z0 (bicl_math_fx.h); +-1 beyond.
  *   silu, gelu_quick, gelu_tanh, swiglu: y * sigmoid(z), y and z exact pairs.
- *   gelu_erf: x (1/2 + x S(x^2)) for |x| <= 1; x (1 - Q(x)) above,
- *             x Q(-x) below, Q(t) = e^(-t^2/2) G(t) with t^2 exact.
+ *   gelu_erf: x (1/2 +- erf(z)/2), z = |x|/sqrt2 (exact enough as a pair) < 0.75;
+ *             x (1 - erfc(z)/2) above, x erfc(z)/2 below, erfc as for erf.
  *   softcap:  |cap| tanh(y) with y = x/|cap| as an exact pair.
  * Fast paths: bicl_df_ldexp_round returns round(hi + lo) with k added to its
  * exponent field when that and the result are normal (every caller's common
@@ -931,216 +930,362 @@ BICL_FN float bicl_m_mul_sigmoid_1(float g, float zh, float zl)
                                (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k);
 }
 
-/* ---------------------------------------------------------- erf and Phi */
-/* c0 + v p as a pair: the leading coefficient and the product are added
- * exactly, so the rounding error of the float Horner part p is scaled down
- * by |v p| / |c0 + v p| (0.1 to 0.3 in the uses below). */
-BICL_FN bicl_f32x2 bicl_m_poly_tail(float c0, float v, float p)
+/* x * s as a pair times 2^k, for a normal x and s = sigmoid(..) = 2^s.k (s.hi + s.lo):
+ * the pair of bicl_m_mul_sigmoid_1 before its rounding. */
+BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
 {
-    bicl_f32x2 t = bicl_df_two_prod(v, p);
-    bicl_f32x2 s = bicl_df_fast_two_sum(c0, t.hi); /* |c0| > |v p| */
-    s.lo = s.lo + t.lo;
-    return s;
+    bicl_f32x2e out;
+    bicl_u32 b = bicl_f32_as_u32(x);
+    float gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
+    float p = gh * s.hi;
+    out.hi = p;
+    out.lo = bicl_fmaf(gh, s.hi, -p) + gh * s.lo;
+    out.k = (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k;
+    return out;
 }
 
-/* erfc(x) e^(x^2) for 1 <= x <= 2, polynomial in x - 1.5, degree 8
- * (fitted as P of exp, relative approximation error 2^-28.6). */
-BICL_FN float bicl_m_erfc_scaled_1_2(float x)
+/* The special cases of the gelu family, x Phi(x) with Phi rising from 0 to 1: NaN
+ * (quieted), +-0 and x >= hi give x (hi: where 1 - Phi is below half an ulp of x),
+ * x <= lo gives -0 (lo: where |x| Phi(x) is below 2^-150), |x| < 2^-60 gives x/2 with
+ * ties up (the x^2 term is positive and only a tie sees it). */
+BICL_FN int bicl_m_gelu_special(float x, float hi, float lo, float *out)
 {
-    float t = x - 1.5f; /* exact (Sterbenz) */
-    float p = bicl_fmaf(t, 0x1.ecd21ap-13f, -0x1.6f8422p-11f);
-    p = bicl_fmaf(t, p, 0x1.edea5ap-10f);
-    p = bicl_fmaf(t, p, -0x1.50d252p-8f);
-    p = bicl_fmaf(t, p, 0x1.b65ab6p-7f);
-    p = bicl_fmaf(t, p, -0x1.0dc5d4p-5f);
-    p = bicl_fmaf(t, p, 0x1.37ea24p-4f);
-    p = bicl_fmaf(t, p, -0x1.4f1988p-3f);
-    return bicl_fmaf(t, p, 0x1.494dbp-2f);
-}
-
-/* erfc(x) e^(x^2) for 2 <= x <= 3.92, polynomial in x - 2.96, degree 7
- * (relative approximation error 2^-22.3; erfc < 0.0047 here, so that is
- * below 0.02 ulp of erf). */
-BICL_FN float bicl_m_erfc_scaled_2_4(float x)
-{
-    float t = x - 2.96f;
-    float p = bicl_fmaf(t, -0x1.a6ec74p-16f, 0x1.a691dap-14f);
-    p = bicl_fmaf(t, p, -0x1.6849a2p-12f);
-    p = bicl_fmaf(t, p, 0x1.5071ecp-10f);
-    p = bicl_fmaf(t, p, -0x1.32bf6ep-8f);
-    p = bicl_fmaf(t, p, 0x1.0d4598p-6f);
-    p = bicl_fmaf(t, p, -0x1.c8019ap-5f);
-    return bicl_fmaf(t, p, 0x1.7319e2p-3f);
-}
-
-BICL_FN float bicl_erff(float x)
-{
-    float ax = bicl_f32_abs(x);
-    bicl_f32x2 u;
     if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+        *out = bicl_f32_quiet(x);
+        return 1;
     }
-    if (ax >= 3.92f) { /* erfc(3.92) < 2^-25: rounds to 1; also +-inf */
-        return bicl_f32_copysign(1.0f, x);
+    if (x == 0.0f || x >= hi) {
+        *out = x;
+        return 1;
+    }
+    if (x <= lo) {
+        *out = -0.0f;
+        return 1;
+    }
+    if (bicl_f32_abs(x) < 0x1p-60f) {
+        *out = bicl_m_half_tie_up(x);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- erf and Phi */
+/* erf and gelu (erf), correctly rounded (math version 5): the formulas of
+ * bicl_math_fx.h ("erf and erfc": z S(z^2) for z < 0.75, the table and Hermite series
+ * of erfc above), evaluated in double, in float pairs and in integers. */
+#define BICL_M_ERF_C0H 0x1.20dd76p+0f /* 2/sqrt(pi) = C0H + C0L + O(2^-50) */
+#define BICL_M_ERF_C0L -0x1.f7ac92p-25f
+
+/* a + b for float pairs (no ordering needed; relative error about 2^-44 where the
+ * sum does not cancel). */
+BICL_FN bicl_f32x2 bicl_df_add(bicl_f32x2 a, bicl_f32x2 b)
+{
+    bicl_f32x2 s = bicl_df_two_sum(a.hi, b.hi);
+    return bicl_df_fast_two_sum(s.hi, s.lo + (a.lo + b.lo));
+}
+
+/* S(u) = erf(z) / z for u = z^2 < 0.5626 as a float pair: Horner in float for the
+ * terms n = 13..6 (their sum is below 2^-18 of S, so float's rounding stays below
+ * 2^-42 of it), in pairs for n = 5..0 (coefficients split in two floats); the first
+ * omitted term is below 2^-52 of S. */
+BICL_FN bicl_f32x2 bicl_m_erf_s_df(bicl_f32x2 u)
+{
+    float p = bicl_fmaf(u.hi, -0x1.d8453cp-38f, 0x1.9e6ad6p-34f);
+    bicl_f32x2 q;
+    p = bicl_fmaf(u.hi, p, -0x1.51d718p-30f);
+    p = bicl_fmaf(u.hi, p, 0x1.fcc572p-27f);
+    p = bicl_fmaf(u.hi, p, -0x1.5f742ep-23f);
+    p = bicl_fmaf(u.hi, p, 0x1.b9e6cap-20f);
+    p = bicl_fmaf(u.hi, p, -0x1.f4d25cp-17f);
+    p = bicl_fmaf(u.hi, p, 0x1.f9a326p-14f);
+    q = bicl_df_add(bicl_df(-0x1.c02db4p-11f, -0x1.02e162p-45f), bicl_df_mul_f(u, p));
+    q = bicl_df_add(bicl_df(0x1.565bcep-8f, -0x1.e32b58p-33f), bicl_df_mul(u, q));
+    q = bicl_df_add(bicl_df(-0x1.b82ce4p-6f, 0x1.daee96p-31f), bicl_df_mul(u, q));
+    q = bicl_df_add(bicl_df(0x1.ce2f22p-4f, -0x1.7ef508p-30f), bicl_df_mul(u, q));
+    q = bicl_df_add(bicl_df(-0x1.812746p-2f, -0x1.606f3cp-27f), bicl_df_mul(u, q));
+    return bicl_df_add(bicl_df(BICL_M_ERF_C0H, BICL_M_ERF_C0L), bicl_df_mul(u, q));
+}
+
+/* floor(16 p) + 1 for a float 0 <= p < 2^19: the grid index k of z0 = k/16. */
+BICL_FN float bicl_m_erf_grid(float p)
+{
+    float v = 16.0f * p;
+    float kf = bicl_rintf(v);
+    return (kf > v ? kf - 1.0f : kf) + 1.0f;
+}
+
+/* erfc(p + pl) as 2^k (hi + lo) for a float p >= 0.75 and |pl| < ulp(p)/2 + ulp(p)/4
+ * (then z < z0 as in bicl_fx_erfc): the bracket R + c0 h T in pairs (R from the
+ * table's leading 48 bits, truncated: 2^-43; b_n, T in pairs, n <= 18: the first
+ * omitted term is below 2^-46), times e^(-z0^2) from bicl_m_exp_df (about 2^-30,
+ * the largest error of this path). */
+BICL_FN bicl_f32x2e bicl_m_erfc_df(float p, float pl)
+{
+    float kf = bicl_m_erf_grid(p);
+    bicl_f32x2 h = bicl_df_two_sum(kf * 0.0625f - p, -pl); /* the difference is exact */
+    bicl_f32x2 a = bicl_df_mul_f(h, 0.125f * kf);          /* A = 2 z0 h */
+    bicl_f32x2 b2 = bicl_df_mul(h, h);
+    bicl_f32x2 bp = bicl_df(1.0f, 0.0f);
+    bicl_f32x2 bc = a;
+    bicl_f32x2 t = bicl_df_add(bp, bicl_df(0.5f * a.hi, 0.5f * a.lo));
+    bicl_u64 r = bicl_fx_erfcx_tab[(bicl_i32)kf - BICL_FX_ERF_K0];
+    bicl_f32x2e e;
+    bicl_f32x2e out;
+    bicl_f32x2 q;
+    bicl_i32 n;
+    b2 = bicl_df(2.0f * b2.hi, 2.0f * b2.lo);
+    for (n = 2; n <= 18; n++) {
+        bicl_f32x2 m = bicl_df_mul(b2, bp);
+        bicl_f32x2 bn = bicl_df_add(bicl_df_mul(a, bc), bicl_df(-m.hi, -m.lo));
+        bn = bicl_df_div(bn, bicl_df((float)n, 0.0f));
+        bp = bc;
+        bc = bn;
+        t = bicl_df_add(t, bicl_df_div(bn, bicl_df((float)(n + 1), 0.0f)));
+    }
+    q = bicl_df_mul(bicl_df_mul(bicl_df(BICL_M_ERF_C0H, BICL_M_ERF_C0L), h), t);
+    q = bicl_df_add(bicl_df((float)(bicl_u32)(r >> 40) * 0x1p-24f,
+                            (float)(bicl_u32)((r >> 16) & 0xffffffUL) * 0x1p-48f),
+                    q);
+    e = bicl_m_exp_df(-(kf * kf) * 0x1p-8f, 0.0f);
+    q = bicl_df_mul(bicl_df(e.hi, e.lo), q);
+    out.hi = q.hi;
+    out.lo = q.lo;
+    out.k = e.k;
+    return out;
+}
+
+#ifdef BICL_HAVE_FP64
+#define BICL_M_ERF_C0_D 0x1.20dd750429b6dp+0 /* 2/sqrt(pi) */
+#define BICL_M_ISQ2_D   0x1.6a09e667f3bcdp-1 /* 1/sqrt2 = ISQ2_D + ISQ2_DL + O(2^-108) */
+#define BICL_M_ISQ2_DL  -0x1.bdd3413b26456p-55
+
+/* S(u) = erf(z) / z for u = z^2 < 0.5626, in double: Horner from n = 15
+ * (coefficients rounded to double; the first omitted term is below 2^-62),
+ * relative error about 2^-52. */
+BICL_FN double bicl_m_erf_s_d(double u)
+{
+    double p = bicl_fma(u, -0x1.f56f071a885cfp-46, 0x1.f683ae4a97007p-42);
+    p = bicl_fma(u, p, -0x1.d8453cb0c46eap-38);
+    p = bicl_fma(u, p, 0x1.9e6ad5e55a730p-34);
+    p = bicl_fma(u, p, -0x1.51d7181c5d36dp-30);
+    p = bicl_fma(u, p, 0x1.fcc5720624c1cp-27);
+    p = bicl_fma(u, p, -0x1.5f742ec43e71ap-23);
+    p = bicl_fma(u, p, 0x1.b9e6c9dc651a3p-20);
+    p = bicl_fma(u, p, -0x1.f4d25c3e0c2ebp-17);
+    p = bicl_fma(u, p, 0x1.f9a326f9b89b7p-14);
+    p = bicl_fma(u, p, -0x1.c02db40040b86p-11);
+    p = bicl_fma(u, p, 0x1.565bcd0e6a53fp-8);
+    p = bicl_fma(u, p, -0x1.b82ce31288b51p-6);
+    p = bicl_fma(u, p, 0x1.ce2f21a042be2p-4);
+    p = bicl_fma(u, p, -0x1.812746b0379e7p-2);
+    return bicl_fma(u, p, BICL_M_ERF_C0_D);
+}
+
+/* erfc(zh + zl) for doubles 0.75 <= zh <= 10.26, |zl| <= ulp(zh): the formulas of
+ * bicl_fx_erfc in double (n <= 20: the first omitted term is below 2^-56; R to
+ * double from its 64 bits in two exact conversions), e^(-z0^2) by
+ * bicl_m_exp_fast_d; relative error below 2^-50. h may come out a hair below 0
+ * (zl > 0 and zh on the grid): the series holds for either sign. */
+BICL_FN double bicl_m_erfc_d(double zh, double zl)
+{
+    double k = bicl_floor_d(16.0 * zh) + 1.0;
+    double z0 = 0.0625 * k;
+    double h = (z0 - zh) - zl; /* z0 - zh is exact (Sterbenz) */
+    double a = 0.125 * k * h;  /* 2 z0 h */
+    double b2 = 2.0 * h * h;
+    double bp = 1.0;
+    double bc = a;
+    double t = 1.0 + 0.5 * a;
+    bicl_u64 r = bicl_fx_erfcx_tab[(bicl_i32)k - BICL_FX_ERF_K0];
+    bicl_i32 n;
+    bicl_i32 ke;
+    double e;
+    for (n = 2; n <= 20; n++) {
+        double bn = (a * bc - b2 * bp) / (double)n;
+        bp = bc;
+        bc = bn;
+        t = t + bn / (double)(n + 1);
+    }
+    e = bicl_m_exp_fast_d(-(z0 * z0), &ke);
+    return e *
+           (((double)(bicl_i64)(r >> 11) * 0x1p-53 + (double)(bicl_i64)(r & 0x7ffUL) * 0x1p-64) +
+            BICL_M_ERF_C0_D * (h * t)) *
+           bicl_f64_pow2(ke);
+}
+#endif
+
+/* erf: correctly rounded, three implementations (BICL_M_CR1). Decided without
+ * evaluation: NaN, +-0, |x| >= 3.92 (erfc(3.92) < 2^-25.9, below the boundary
+ * 1 - 2^-25: +-1; also +-inf). erf of a nonzero float is transcendental, never a
+ * midpoint. Below 0.75: x S(x^2) (x^2 exact); above: 1 - erfc(|x|), erfc <= 0.29. */
+BICL_FN int bicl_m_erf_special(float x, float *out)
+{
+    if (bicl_f32_is_nan(x)) {
+        *out = bicl_f32_quiet(x);
+        return 1;
+    }
+    if (bicl_f32_abs(x) >= 3.92f) {
+        *out = bicl_f32_copysign(1.0f, x);
+        return 1;
     }
     if (x == 0.0f) {
-        return x;
+        *out = x;
+        return 1;
     }
-    if (ax < 1.0f) {
-        /* erf(x)/x = c0 + c1 u + u^2 P(u), u = x^2: c0 + c1 u in float pairs
-         * (both constants split, u exact as a pair), the small P part in
-         * float. P: degree 5 on u in [0, 1], relative approximation error
-         * 2^-26.3, fitted as for exp. */
-        bicl_f32x2 a;
-        bicl_f32x2 s;
-        float p;
-        float lo;
-        if (ax < 0x1p-60f) {
-            /* erf(x) = c0 x exactly enough; the product is formed at a
-             * scale where it cannot underflow, then rounded once. */
-            return bicl_df_ldexp_round(
-                bicl_df_mul_f(bicl_df(0x1.20dd76p+0f, -0x1.f7ac92p-25f), x * 0x1p64f), -64);
-        }
-        u = bicl_df_two_prod(ax, ax);
-        p = bicl_fmaf(u.hi, -0x1.7a3634p-17f, 0x1.ec983p-14f);
-        p = bicl_fmaf(u.hi, p, -0x1.bfa614p-11f);
-        p = bicl_fmaf(u.hi, p, 0x1.565b3ap-8f);
-        p = bicl_fmaf(u.hi, p, -0x1.b82dp-6f);
-        p = bicl_fmaf(u.hi, p, 0x1.ce2f22p-4f);
-        a = bicl_df_two_prod(-0x1.812746p-2f, u.hi);
-        s = bicl_df_fast_two_sum(0x1.20dd76p+0f, a.hi);
-        lo = s.lo + (a.lo + (-0x1.f7ac92p-25f + (-0x1.812746p-2f * u.lo +
-                                                 (-0x1.606f3cp-27f * u.hi + (u.hi * u.hi) * p))));
-        s = bicl_df_fast_two_sum(s.hi, lo);
-        return bicl_f32_copysign(bicl_df_round(bicl_df_mul_f(s, ax)), x);
-    }
-    {
-        /* erf = 1 - e^(-x^2) g(x), x^2 exact as a pair so that the argument
-         * of exp carries no rounding error (its effect grows like 2x^2). */
-        float g = ax < 2.0f ? bicl_m_erfc_scaled_1_2(ax) : bicl_m_erfc_scaled_2_4(ax);
-        bicl_f32x2e e;
-        bicl_f32x2 c;
-        bicl_f32x2 r;
-        float s;
-        u = bicl_df_two_prod(ax, ax);
-        e = bicl_m_exp_df(-u.hi, -u.lo);
-        s = bicl_m_pow2i(e.k);
-        c = bicl_df_mul_f(bicl_df(e.hi * s, e.lo * s), g);
-        r = bicl_df_fast_two_sum(1.0f, -c.hi);
-        r.lo = r.lo - c.lo;
-        return bicl_f32_copysign(bicl_df_round(r), x);
-    }
+    return 0;
 }
 
-/* Upper tail of the normal distribution, Q(t) = Phi(-t) = e^(-t^2/2) G(t).
- * G for 1 <= t <= 2 in t - 1.5 (degree 7, approximation error 2^-26.0) and
- * for 2 <= t <= 4 in t - 3 (degree 8, 2^-26.5); for t >= 4 the function
- * H(v) = t G(t) of v = 1/t in v - 0.16 (degree 6, 2^-25.9 up to t = 14.6):
- * H varies slowly, so the rounding of v hardly matters. Fitted as for exp. */
-BICL_FN bicl_f32x2 bicl_m_phi_tail_1_2(float t)
-{
-    float v = t - 1.5f;
-    float p = bicl_fmaf(v, -0x1.b0930ap-14f, 0x1.8a7ep-12f);
-    p = bicl_fmaf(v, p, -0x1.4c04c2p-10f);
-    p = bicl_fmaf(v, p, 0x1.0d635ep-8f);
-    p = bicl_fmaf(v, p, -0x1.998012p-7f);
-    p = bicl_fmaf(v, p, 0x1.203ff4p-5f);
-    p = bicl_fmaf(v, p, -0x1.71c04cp-4f);
-    return bicl_m_poly_tail(0x1.a57056p-3f, v, p);
-}
-
-BICL_FN bicl_f32x2 bicl_m_phi_tail_2_4(float t)
-{
-    float v = t - 3.0f;
-    float p = bicl_fmaf(v, 0x1.6b438ep-20f, -0x1.c28512p-18f);
-    p = bicl_fmaf(v, p, 0x1.de46e2p-16f);
-    p = bicl_fmaf(v, p, -0x1.0c48eep-13f);
-    p = bicl_fmaf(v, p, 0x1.2398f4p-11f);
-    p = bicl_fmaf(v, p, -0x1.2edb4p-9f);
-    p = bicl_fmaf(v, p, 0x1.2c08e6p-7f);
-    p = bicl_fmaf(v, p, -0x1.19ceecp-5f);
-    return bicl_m_poly_tail(0x1.f1b89cp-4f, v, p);
-}
-
-BICL_FN bicl_f32x2 bicl_m_phi_tail_h(float t)
-{
-    float v = 1.0f / t - 0.16f;
-    float p = bicl_fmaf(v, 0x1.e03086p+0f, -0x1.5249bp+0f);
-    p = bicl_fmaf(v, p, 0x1.b38276p-6f);
-    p = bicl_fmaf(v, p, 0x1.c3a4a2p-2f);
-    p = bicl_fmaf(v, p, -0x1.09b3d8p-2f);
-    p = bicl_fmaf(v, p, -0x1.c71ee6p-4f);
-    return bicl_m_poly_tail(0x1.8ec63ap-2f, v, p);
-}
-
-BICL_FN float bicl_gelu_erf(float x)
+BICL_FN float bicl_m_erf_fx(float x)
 {
     float ax = bicl_f32_abs(x);
-    bicl_f32x2 u;
-    bicl_f32x2e e;
-    if (bicl_f32_is_nan(x)) {
-        return bicl_f32_quiet(x);
+    bicl_fx v;
+    if (ax < 0.75f) {
+        v = bicl_fx_erf_small(bicl_fx_of_f32(x));
+    } else {
+        v.m = 0x8000000000000000UL - bicl_fx_to_fixed(bicl_fx_erfc(ax, 0), 63);
+        v.e = -63;
     }
-    if (x >= 5.5f) { /* Q(5.5) < 2^-25: x (1 - Q) rounds to x; also +inf */
-        return x;
-    }
-    if (x <= -14.5f) { /* |gelu| < 2^-150: -0; also -inf */
-        return -0.0f;
-    }
-    if (ax < 0x1p-60f) { /* x/2 + x^2/sqrt(2 pi): only ties see the x^2 term */
-        return bicl_m_half_tie_up(x);
-    }
-    u = bicl_df_two_prod(x, x);
-    if (ax <= 1.0f) {
-        /* Phi(x) = 1/2 + x (p0 + p1 u + u^2 S(u)), the same shape as erf:
-         * the pairs keep Phi accurate where 1/2 + x(...) cancels (x -> -1,
-         * Phi = 0.159). S: degree 4 on u in [0, 1], error 2^-25.1. */
-        bicl_f32x2 a;
-        bicl_f32x2 s;
-        bicl_f32x2 phi;
-        float p = bicl_fmaf(u.hi, 0x1.21fe24p-21f, -0x1.3829bep-17f);
-        float lo;
-        p = bicl_fmaf(u.hi, p, 0x1.e3e4fep-14f);
-        p = bicl_fmaf(u.hi, p, -0x1.373f8ap-10f);
-        p = bicl_fmaf(u.hi, p, 0x1.46d042p-7f);
-        a = bicl_df_two_prod(-0x1.105838p-4f, u.hi);
-        s = bicl_df_fast_two_sum(0x1.988454p-2f, a.hi);
-        lo = s.lo + (a.lo + (-0x1.857936p-27f + (-0x1.105838p-4f * u.lo +
-                                                 (0x1.03a624p-29f * u.hi + (u.hi * u.hi) * p))));
-        s = bicl_df_mul_f(bicl_df_fast_two_sum(s.hi, lo), x);
-        phi = bicl_df_fast_two_sum(0.5f, s.hi);
-        phi.lo = phi.lo + s.lo;
-        return bicl_df_round(bicl_df_mul_f(phi, x));
-    }
-    /* |x| > 1: e^(-x^2/2) with x^2/2 exact as a pair. */
-    e = bicl_m_exp_df(-0.5f * u.hi, -0.5f * u.lo);
-    if (ax >= 4.0f) {
-        /* x Q(|x|) = sign(x) e^(-x^2/2) H(1/|x|) (the x cancels) */
-        bicl_f32x2 q = bicl_df_mul(bicl_df(e.hi, e.lo), bicl_m_phi_tail_h(ax));
-        if (x < 0.0f) {
-            return bicl_df_ldexp_round(bicl_df(-q.hi, -q.lo), e.k);
-        }
-        {
-            /* x in [4, 5.5): x (1 - Q), Q < 3.2e-5, so H / x rounded is fine */
-            float s = bicl_m_pow2i(e.k);
-            bicl_f32x2 phi = bicl_df_fast_two_sum(1.0f, -(q.hi * s) / ax);
-            return bicl_df_round(bicl_df_mul_f(phi, x));
-        }
-    }
-    {
-        bicl_f32x2 g = ax < 2.0f ? bicl_m_phi_tail_1_2(ax) : bicl_m_phi_tail_2_4(ax);
-        bicl_f32x2 q = bicl_df_mul(bicl_df(e.hi, e.lo), g);
-        if (x < 0.0f) {
-            return bicl_df_ldexp_round(bicl_df_mul_f(q, x), e.k);
-        }
-        {
-            float s = bicl_m_pow2i(e.k);
-            bicl_f32x2 phi = bicl_df_fast_two_sum(1.0f, -q.hi * s);
-            phi.lo = phi.lo - q.lo * s;
-            return bicl_df_round(bicl_df_mul_f(phi, x));
-        }
-    }
+    return bicl_fx_round(v, x < 0.0f);
 }
+
+/* Tiny |x| (< 2^-80) is scaled by 2^64 so that no product underflows. */
+BICL_FN bicl_f32x2e bicl_m_erf_pair(float x)
+{
+    float ax = bicl_f32_abs(x);
+    bicl_f32x2e out;
+    bicl_f32x2 v;
+    out.k = 0;
+    if (ax < 0.75f) {
+        float xs = ax;
+        if (ax < 0x1p-80f) {
+            xs = ax * 0x1p64f;
+            out.k = -64;
+        }
+        v = bicl_df_mul_f(bicl_m_erf_s_df(bicl_df_two_prod(ax, ax)), xs);
+    } else {
+        bicl_f32x2e c = bicl_m_erfc_df(ax, 0.0f);
+        float s = bicl_m_pow2i(c.k); /* erfc >= 2^-27: normal */
+        v = bicl_df_fast_two_sum(1.0f, -c.hi * s);
+        v.lo = v.lo - c.lo * s;
+    }
+    out.hi = x < 0.0f ? -v.hi : v.hi;
+    out.lo = x < 0.0f ? -v.lo : v.lo;
+    return out;
+}
+
+#ifdef BICL_HAVE_FP64
+BICL_FN double bicl_m_erf_dbl(float x)
+{
+    double ax = bicl_f64_abs((double)x);
+    double r = ax < 0.75 ? ax * bicl_m_erf_s_d(ax * ax) : 1.0 - bicl_m_erfc_d(ax, 0.0);
+    return x < 0.0f ? -r : r;
+}
+#endif
+
+#define BICL_M_ZIV_REL_ERF_F32 0x1p-28f
+BICL_M_CR1(bicl_erff, bicl_m_erf_special, bicl_m_erf_fx, bicl_m_erf_pair, BICL_M_ZIV_REL_ERF_F32,
+           bicl_m_erf_dbl)
+
+/* gelu (erf): x Phi(x), Phi(x) = (1 + erf(z))/2 = erfc(-z)/2, z = x / sqrt2 the exact
+ * real quotient, correctly rounded as one function; three implementations
+ * (BICL_M_CR1). With z = |x| / sqrt2: below 0.75, Phi = 1/2 +- erf(z)/2 (erf <= 0.72:
+ * no cancellation to speak of); above, Phi = 1 - erfc(z)/2 for x > 0 and erfc(z)/2
+ * for x < 0, where erfc keeps its relative accuracy down to the subnormal results.
+ * Decided without evaluation: NaN, +-0; x >= 5.5 (Q(5.5) < 2^-25.6, below half an
+ * ulp of x relative: rounds to x; also +inf); x <= -14.5 (|gelu| < 14.5 Q(14.5) <
+ * 2^-153: -0; also -inf); |x| < 2^-60 (x/2 + x^2/sqrt(2 pi): only a tie sees the x^2
+ * term, which is positive). x/2 + c x^2 with c irrational is never a midpoint for a
+ * larger x, nor is gelu of a nonzero float elsewhere. */
+BICL_FN int bicl_m_gelu_erf_special(float x, float *out)
+{
+    return bicl_m_gelu_special(x, 5.5f, -14.5f, out);
+}
+
+/* The integer path: z = |x| / sqrt2 from 1/sqrt2 at 64 bits below 0.75 (erf's
+ * sensitivity to z is at most 1), and as p + rl 2^-66 from three exact products
+ * above (erfc's is 2z: z to 2^-64 absolute). */
+BICL_FN float bicl_m_gelu_erf_fx(float x)
+{
+    float t = bicl_f32_abs(x);
+    float p = t * BICL_M_ISQ2_1;
+    bicl_fx phi;
+    if (p < 0.75f) {
+        bicl_fx z = bicl_fx_of_f32(t);
+        bicl_u64 e;
+        z.m = bicl_fx_mulhi(z.m, BICL_FX_ISQ2);
+        e = bicl_fx_to_fixed(bicl_fx_erf_small(bicl_fx_norm(z)), 63);
+        phi.m = x < 0.0f ? 0x8000000000000000UL - e : 0x8000000000000000UL + e;
+        phi.e = -64;
+    } else {
+        bicl_fx c = bicl_fx_erfc(p, bicl_fx_div_sqrt2_low(t, p));
+        if (x < 0.0f) {
+            phi.m = c.m;
+            phi.e = c.e - 1;
+        } else {
+            phi.m = 0x8000000000000000UL - bicl_fx_to_fixed(c, 62);
+            phi.e = -63;
+        }
+    }
+    return bicl_fx_round(bicl_fx_mul_f32(phi, x), x < 0.0f);
+}
+
+/* The float-pair path: z = p + pl, p = |x| s1 rounded, pl its exact remainder plus
+ * |x| s2 (2^-48 relative). */
+BICL_FN bicl_f32x2e bicl_m_gelu_erf_pair(float x)
+{
+    float t = bicl_f32_abs(x);
+    float p = t * BICL_M_ISQ2_1;
+    float pl = bicl_fmaf(t, BICL_M_ISQ2_1, -p) + t * BICL_M_ISQ2_2;
+    bicl_f32x2e phi;
+    phi.k = 0;
+    if (p < 0.75f) {
+        bicl_f32x2 z = bicl_df_fast_two_sum(p, pl);
+        bicl_f32x2 u = bicl_df_two_prod(z.hi, z.hi); /* z^2 = u + 2 z.hi z.lo + ... */
+        bicl_f32x2 e;
+        u.lo = u.lo + 2.0f * z.hi * z.lo;
+        e = bicl_df_mul(bicl_m_erf_s_df(u), z);
+        float s = x < 0.0f ? -0.5f : 0.5f;
+        bicl_f32x2 f = bicl_df_fast_two_sum(0.5f, s * e.hi);
+        phi.hi = f.hi;
+        phi.lo = f.lo + s * e.lo;
+    } else {
+        bicl_f32x2e c = bicl_m_erfc_df(p, pl);
+        if (x < 0.0f) {
+            phi = c;
+            phi.k = c.k - 1;
+        } else {
+            float s = bicl_m_pow2i(c.k - 1); /* erfc >= 2^-27: normal */
+            bicl_f32x2 f = bicl_df_fast_two_sum(1.0f, -c.hi * s);
+            phi.hi = f.hi;
+            phi.lo = f.lo - c.lo * s;
+        }
+    }
+    return bicl_m_x_times_df(x, phi);
+}
+
+#ifdef BICL_HAVE_FP64
+/* The double path: z = |x| / sqrt2 as a double-double (|x| times 1/sqrt2's double
+ * by an exact fma remainder, plus |x| times its low part): relative error 2^-106. */
+BICL_FN double bicl_m_gelu_erf_dbl(float x)
+{
+    double t = bicl_f64_abs((double)x);
+    double zh = t * BICL_M_ISQ2_D;
+    double zl = bicl_fma(t, BICL_M_ISQ2_D, -zh) + t * BICL_M_ISQ2_DL;
+    double phi;
+    if (zh < 0.75) {
+        double s = bicl_m_erf_s_d(zh * zh);
+        double e = bicl_fma(zh, s, zl * s);
+        phi = x < 0.0f ? 0.5 - 0.5 * e : 0.5 + 0.5 * e;
+    } else {
+        double c = bicl_m_erfc_d(zh, zl);
+        phi = x < 0.0f ? 0.5 * c : 1.0 - 0.5 * c;
+    }
+    return (double)x * phi;
+}
+#endif
+
+BICL_M_CR1(bicl_gelu_erf, bicl_m_gelu_erf_special, bicl_m_gelu_erf_fx, bicl_m_gelu_erf_pair,
+           BICL_M_ZIV_REL_ERF_F32, bicl_m_gelu_erf_dbl)
 
 /* ------------------------------------------------------------- activations */
 BICL_FN float bicl_relu(float x)
@@ -1224,20 +1369,6 @@ BICL_FN int bicl_m_silu_special(float x, float *out)
 BICL_FN float bicl_m_silu_fx(float x)
 {
     return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid(x), x), x < 0.0f);
-}
-
-/* x * s as a pair times 2^k, for a normal x and s = sigmoid(..) = 2^s.k (s.hi + s.lo):
- * the pair of bicl_m_mul_sigmoid_1 before its rounding. */
-BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
-{
-    bicl_f32x2e out;
-    bicl_u32 b = bicl_f32_as_u32(x);
-    float gh = bicl_u32_as_f32((b & 0x807fffffu) | 0x3f800000u);
-    float p = gh * s.hi;
-    out.hi = p;
-    out.lo = bicl_fmaf(gh, s.hi, -p) + gh * s.lo;
-    out.k = (bicl_i32)((b >> 23) & 0xffu) - 127 + s.k;
-    return out;
 }
 
 BICL_FN bicl_f32x2e bicl_m_silu_pair(float x)
@@ -1340,23 +1471,7 @@ BICL_M_CR1H(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx,
 
 BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
 {
-    if (bicl_f32_is_nan(x)) {
-        *out = bicl_f32_quiet(x);
-        return 1;
-    }
-    if (x == 0.0f || x >= 10.0f) {
-        *out = x;
-        return 1;
-    }
-    if (x <= -11.0f) {
-        *out = -0.0f;
-        return 1;
-    }
-    if (bicl_f32_abs(x) < 0x1p-60f) {
-        *out = bicl_m_half_tie_up(x);
-        return 1;
-    }
-    return 0;
+    return bicl_m_gelu_special(x, 10.0f, -11.0f, out);
 }
 
 /* The integer path: z = c2 x + (c2 d) x^3 as a float zh plus a fixed-point low

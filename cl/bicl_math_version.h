@@ -7,8 +7,9 @@
  *      others as in 1, bit for bit
  *   3  also gelu_quick correctly rounded
  *   4  also expm1, tanh, gelu_tanh and softcap correctly rounded (the others as in
- *      3, bit for bit) */
+ *      3, bit for bit)
+ *   5  also erf and gelu (erf) correctly rounded (the others as in 4, bit for bit) */
 #ifndef BICL_MATH_VERSION_H
 #define BICL_MATH_VERSION_H
-#define BICL_MATH_VERSION "4"
+#define BICL_MATH_VERSION "5"
 #endif

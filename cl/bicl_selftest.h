@@ -14,6 +14,7 @@
 #define BICL_SELFTEST_H
 #include "bicl_convert.h"
 #include "bicl_math_f32.h"
+#include "bicl_math_act_f32.h"
 #include "bicl_math_f64.h"
 
 /* Case kinds. The f64 ones exist only where the device has fp64. */
@@ -33,16 +34,17 @@
 #define BICL_ST_EXPF      13u /* bicl_expf(a) */
 #define BICL_ST_TANHF     14u /* bicl_tanhf(a) */
 #define BICL_ST_ERFF      15u /* bicl_erff(a) */
-#define BICL_ST_F32_COUNT 16u
-#define BICL_ST_DDIV      16u /* a / b in double */
-#define BICL_ST_DSQRT     17u /* sqrt(a) in double */
-#define BICL_ST_DFMA      18u /* fma(a, b, c) in double */
-#define BICL_ST_D2F       19u /* bicl_f64_to_f32_rte(a) */
-#define BICL_ST_DRINT     20u /* rint(a) in double */
-#define BICL_ST_L2D       21u /* (double)(long)a */
-#define BICL_ST_DSIN      22u /* sin of bicl_sincos_dd(a, 0) */
-#define BICL_ST_DCOS      23u /* cos of bicl_sincos_dd(a, 0) */
-#define BICL_ST_COUNT     24u
+#define BICL_ST_MISH      16u /* bicl_mish(a) */
+#define BICL_ST_F32_COUNT 17u
+#define BICL_ST_DDIV      17u /* a / b in double */
+#define BICL_ST_DSQRT     18u /* sqrt(a) in double */
+#define BICL_ST_DFMA      19u /* fma(a, b, c) in double */
+#define BICL_ST_D2F       20u /* bicl_f64_to_f32_rte(a) */
+#define BICL_ST_DRINT     21u /* rint(a) in double */
+#define BICL_ST_L2D       22u /* (double)(long)a */
+#define BICL_ST_DSIN      23u /* sin of bicl_sincos_dd(a, 0) */
+#define BICL_ST_DCOS      24u /* cos of bicl_sincos_dd(a, 0) */
+#define BICL_ST_COUNT     25u
 
 /* The answer to an unknown op: never the host's answer. Spelled without a "ull"
  * suffix, which means a 128-bit long long in OpenCL C. */
@@ -93,6 +95,8 @@ BICL_FN bicl_u64 bicl_selftest_f32(bicl_u32 op, bicl_u64 a, bicl_u64 b, bicl_u64
         return bicl_st_f32(bicl_tanhf(x));
     if (op == BICL_ST_ERFF)
         return bicl_st_f32(bicl_erff(x));
+    if (op == BICL_ST_MISH)
+        return bicl_st_f32(bicl_mish(x));
     return BICL_ST_UNKNOWN;
 }
 

@@ -546,6 +546,9 @@ static float o_exp(float x, const params *p)
     X(expf, bicl_expf, (x), "e^x", r_exp, m_exp, s_exp, P_NONE, NULL, 110.0f, NULL)                \
     X(expm1f, bicl_expm1f, (x), "e^x - 1", r_expm1, m_expm1, s_expm1, P_NONE, NULL, 20.0f, NULL)   \
     X(tanhf, bicl_tanhf, (x), "tanh x", r_tanh, m_tanh, s_tanh, P_NONE, NULL, 10.0f, "tanh")       \
+    X(erff, bicl_erff, (x), "erf x", r_erf, m_erf, s_tanh, P_NONE, NULL, 4.5f, NULL)               \
+    X(gelu_erf, bicl_gelu_erf, (x), "x/2 (1 + erf(x/sqrt2))", r_gelu_erf, m_gelu_erf, s_gate,      \
+      P_NONE, NULL, 16.0f, "gelu")                                                                 \
     X(sigmoidf, bicl_sigmoidf, (x), "1/(1+e^-x)", r_sigmoid, m_sigmoid, s_sigmoid, P_NONE, NULL,   \
       110.0f, "sigmoid")                                                                           \
     X(silu, bicl_silu, (x), "x sigmoid(x)", r_silu, m_silu, s_gate, P_NONE, NULL, 120.0f, "silu")  \
@@ -716,7 +719,7 @@ static const op_desc OPS[] = {
     {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL, 1},
     {"expm1f", "e^x - 1", 0.5, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 1},
     {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 1},
-    {"erff", "erf x", 1.0, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 0},
+    {"erff", "erf x", 0.5, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 1},
     {"sigmoidf",
      "1/(1+e^-x)",
      0.0,
@@ -743,7 +746,7 @@ static const op_desc OPS[] = {
      NULL,
      16.0f,
      "gelu",
-     0},
+     1},
     {"gelu_tanh",
      "x/2 (1 + tanh(c(x + d x^3)))",
      0.0,
