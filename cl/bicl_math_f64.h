@@ -34,14 +34,11 @@
 
 /* ------------------------------------------------------------ bridge macros */
 #ifdef BICL_OPENCL
-/* Program-scope tables live in the constant address space in OpenCL C 1.2. */
-#define BICL_TABLE constant
 /* Explicit _rte so that the rounding does not depend on reading the spec's default
  * (which is also round-to-nearest-even, OpenCL C 1.2 sections 6.2.3.2 and 7.1). */
 #define bicl_f64_to_f32_raw(x) convert_float_rte((double)(x))
 #define bicl_i32_to_f32_rte(x) convert_float_rte((int)(x))
 #else
-#define BICL_TABLE             static const
 /* C casts round in the current rounding mode; the host never leaves
  * FE_TONEAREST, so these are round-to-nearest-even too. */
 #define bicl_f64_to_f32_raw(x) ((float)(double)(x))

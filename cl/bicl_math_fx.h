@@ -426,13 +426,6 @@ BICL_FN bicl_fx bicl_fx_mul_f32(bicl_fx v, float y)
  * The three paths of bicl_erff and bicl_gelu_erf evaluate these same formulas, each
  * in its own arithmetic. */
 #define BICL_FX_ERF_K0 12 /* first k of the table: z0 = 12/16 (the grid uses k >= 13) */
-#ifndef BICL_TABLE
-#ifdef BICL_OPENCL
-#define BICL_TABLE constant
-#else
-#define BICL_TABLE static const
-#endif
-#endif
 BICL_TABLE bicl_u64 bicl_fx_erfcx_tab[154] = {
     0x81c6aa751ec19c28UL, 0x7c1c8ffd6b37e3a1UL, 0x76dd1fb9026b12aaUL, 0x71fe04e09c87bbfbUL,
     0x6d761e03e55ac861UL, 0x693d54317c6a6391UL, 0x654c7826c526d395UL, 0x619d248f181785c2UL,

@@ -18,6 +18,8 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define BICL_OPENCL 1
 #define BICL_FN     static inline
+/* Program-scope tables live in the constant address space in OpenCL C 1.2. */
+#define BICL_TABLE constant
 typedef uchar bicl_u8;
 typedef ushort bicl_u16;
 typedef int bicl_i32;
@@ -56,6 +58,7 @@ typedef ulong bicl_u64;
 #endif
 
 #define BICL_FN            static inline
+#define BICL_TABLE         static const
 typedef uint8_t bicl_u8;
 typedef uint16_t bicl_u16;
 typedef int32_t bicl_i32;
