@@ -191,7 +191,9 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     bicl_iter_build(&it, ops, n_ops);
     shape_kind kind = classify(&it);
     bicl_variant v = bicl_context_variant_for(ctx, cls);
-    unsigned vw = kind != SHAPE_STRIDED && aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
+    /* vector_width is 1, 4 or 8 (bicl_variant_check); 1 whenever it cannot be used */
+    unsigned vw = v.vector_width > 1 && kind != SHAPE_STRIDED &&
+                          aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;
     /* Flat and rows iterations run the rows kernel (a flat one as one row); its loop-free

@@ -52,8 +52,8 @@ void bicl_rope_plan_layout(const bicl_rope_plan *plan, bicl_rope_style *style, i
 void bicl_rope_config_defaults(bicl_rope_config *cfg, int head_dim, int rotary_dim);
 /* *full = the caller's cfg at this library's size (bicl_abi_load; NULL refused). */
 bicl_status bicl_rope_config_load(const bicl_rope_config *cfg, bicl_rope_config *full);
-/* bicl_rope_config_check of a config already at this library's size. */
-bicl_status bicl_rope_config_check_loaded(const bicl_rope_config *full);
+/* bicl_rope_config_check of a config c already at this library's size. */
+bicl_status bicl_rope_config_check_loaded(const bicl_rope_config *c);
 /* Writes *full into the caller's cfg of struct_size bytes (bicl_abi_store), or refuses
  * with BICL_ERR_INVALID_CONFIG when full needs fields past struct_size. */
 bicl_status bicl_rope_config_store(const bicl_rope_config *full, bicl_rope_config *cfg,
