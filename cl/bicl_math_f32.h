@@ -487,10 +487,7 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
  * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d decides it, else FX.
  * NAME: NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
  * BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL) is the one-argument case, with
- * SPECIAL(x, &r), FX(x), PAIR(x) and DBL(x).
- * BICL_M_CRH and BICL_M_CR1H add HOT, an expression true only where SP is 0 (the common
- * range, tested branch-free), which lets NAME_dbl skip SP's chain of tests there: on
- * GPUs the instructions issued per element set the speed (docs/performance.md). */
+ * SPECIAL(x, &r), FX(x), PAIR(x) and DBL(x). */
 #define BICL_M_CR_INT_BODY(SP, FX)                                                                 \
     {                                                                                              \
         float r;                                                                                   \
@@ -513,11 +510,11 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
         return FX;                                                                                 \
     }
 #ifdef BICL_HAVE_FP64
-#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL, HOT)                               \
+#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)                                    \
     BICL_FN float NAME##_dbl PARAMS                                                                \
     {                                                                                              \
         float r;                                                                                   \
-        if (!(HOT) && (SP)) {                                                                      \
+        if (SP) {                                                                                  \
             return r;                                                                              \
         }                                                                                          \
         if (bicl_m_round_test_d(DBL, BICL_M_ZIV_REL_F64, &r)) {                                    \
@@ -530,20 +527,16 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
         return NAME##_dbl ARGS;                                                                    \
     }
 #else
-#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL, HOT)                               \
+#define BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)                                    \
     BICL_FN float NAME PARAMS                                                                      \
     {                                                                                              \
         return NAME##_pair ARGS;                                                                   \
     }
 #endif
-#define BICL_M_CRH(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL, HOT)                              \
+#define BICL_M_CR(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL)                                     \
     BICL_FN float NAME##_int PARAMS BICL_M_CR_INT_BODY(SP, FX)                                     \
     BICL_FN float NAME##_pair PARAMS BICL_M_CR_PAIR_BODY(SP, FX, PAIR, PREL)                       \
-        BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL, HOT)
-#define BICL_M_CR(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL)                                     \
-    BICL_M_CRH(NAME, PARAMS, ARGS, SP, FX, PAIR, PREL, DBL, 0)
-#define BICL_M_CR1H(NAME, SPECIAL, FX, PAIR, PREL, DBL, HOT)                                       \
-    BICL_M_CRH(NAME, (float x), (x), SPECIAL(x, &r), FX(x), PAIR(x), PREL, DBL(x), HOT(x))
+        BICL_M_CR_DBL_AND_PICK(NAME, PARAMS, ARGS, SP, FX, DBL)
 #define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL)                                             \
     BICL_M_CR(NAME, (float x), (x), SPECIAL(x, &r), FX(x), PAIR(x), PREL, DBL(x))
 
@@ -801,6 +794,11 @@ BICL_FN bicl_f32x2e bicl_m_sigmoid_df(float zh, float zl)
  * below 2^-150, +0. */
 BICL_FN int bicl_m_sigmoid_special(float x, float *out)
 {
+    /* The common range first, in one branch-free test (false for NaN): on GPUs the
+     * instructions issued per element set the speed (docs/performance.md). */
+    if ((x <= 18.0f) & (x >= -104.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
+        return 0;
+    }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
         return 1;
@@ -843,14 +841,8 @@ BICL_FN double bicl_m_sigmoid_dbl(float x)
 }
 #endif
 
-/* where bicl_m_sigmoid_special returns 0 (false for NaN) */
-BICL_FN int bicl_m_sigmoid_hot(float x)
-{
-    return (x <= 18.0f) & (x >= -104.0f) & (bicl_f32_abs(x) >= 0x1p-12f);
-}
-
-BICL_M_CR1H(bicl_sigmoidf, bicl_m_sigmoid_special, bicl_m_sigmoid_fx, bicl_m_sigmoid_pair,
-            BICL_M_ZIV_REL_F32, bicl_m_sigmoid_dbl, bicl_m_sigmoid_hot)
+BICL_M_CR1(bicl_sigmoidf, bicl_m_sigmoid_special, bicl_m_sigmoid_fx, bicl_m_sigmoid_pair,
+           BICL_M_ZIV_REL_F32, bicl_m_sigmoid_dbl)
 
 /* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
 BICL_FN bicl_f32x2e bicl_m_split_exp(float x)
@@ -1333,6 +1325,10 @@ BICL_FN float bicl_m_x_sigmoid_ax(float x, float a)
  * x > 30 (x (1 - e^-x) rounds to x) and x < -200 (below 2^-150: -0). */
 BICL_FN int bicl_m_silu_special(float x, float *out)
 {
+    /* the common range first (as in bicl_m_sigmoid_special) */
+    if ((x <= 30.0f) & (x >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
+        return 0;
+    }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
         return 1;
@@ -1383,14 +1379,8 @@ BICL_FN double bicl_m_silu_dbl(float x)
 }
 #endif
 
-/* where bicl_m_silu_special returns 0 (false for NaN) */
-BICL_FN int bicl_m_silu_hot(float x)
-{
-    return (x <= 30.0f) & (x >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-12f);
-}
-
-BICL_M_CR1H(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BICL_M_ZIV_REL_F32,
-            bicl_m_silu_dbl, bicl_m_silu_hot)
+BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BICL_M_ZIV_REL_F32,
+           bicl_m_silu_dbl)
 
 /* gelu_quick(x) = x sigmoid(a x), a = 1.702f, correctly rounded as one function
  * (the product a x is an exact pair); three implementations as for silu. The
@@ -1400,7 +1390,11 @@ BICL_M_CR1H(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BI
 #define BICL_M_GELU_QUICK_A 1.702f
 BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
 {
-    float zh;
+    float zh = BICL_M_GELU_QUICK_A * x;
+    /* the common range first (as in bicl_m_sigmoid_special) */
+    if ((zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
+        return 0;
+    }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
         return 1;
@@ -1413,7 +1407,6 @@ BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
         *out = bicl_m_half_tie_up(x);
         return 1;
     }
-    zh = BICL_M_GELU_QUICK_A * x;
     if (zh > 30.0f) { /* also x = +inf */
         *out = x;
         return 1;
@@ -1446,16 +1439,8 @@ BICL_FN double bicl_m_gelu_quick_dbl(float x)
 }
 #endif
 
-/* where bicl_m_gelu_quick_special returns 0 (false for NaN) */
-BICL_FN int bicl_m_gelu_quick_hot(float x)
-{
-    float zh = BICL_M_GELU_QUICK_A * x;
-    return (zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f);
-}
-
-BICL_M_CR1H(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx,
-            bicl_m_gelu_quick_pair, BICL_M_ZIV_REL_F32, bicl_m_gelu_quick_dbl,
-            bicl_m_gelu_quick_hot)
+BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bicl_m_gelu_quick_pair,
+           BICL_M_ZIV_REL_F32, bicl_m_gelu_quick_dbl)
 
 /* gelu_tanh(x) = 0.5 x (1 + tanh(u)), u = c (x + d x^3) taken exactly with the
  * constants c = 0.7978845608f and d = 0.044715f, correctly rounded as one
