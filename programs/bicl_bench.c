@@ -545,7 +545,7 @@ static void print_rows(void)
 }
 
 static void write_json(FILE *f, const char *device, const char *fp, double lat_op, double lat_empty,
-                       double lat_rope, double host_us, double bare_us)
+                       double lat_rope, double host_us, double host_rope_us, double bare_us)
 {
     fprintf(f, "{\n  \"device\": \"%s\",\n  \"fingerprint_hash\": \"%s\",\n  \"results\": [\n",
             device, fp);
@@ -560,9 +560,9 @@ static void write_json(FILE *f, const char *device, const char *fp, double lat_o
     }
     fprintf(f,
             "  ],\n  \"latency_us\": {\"silu_1x4096\": %.3f, \"rope_1_token\": %.3f, \"empty\": "
-            "%.3f},\n  \"host_overhead_us_per_call\": %.3f,\n  \"bare_enqueue_us_per_call\": "
-            "%.3f\n}\n",
-            lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, host_us, bare_us);
+            "%.3f},\n  \"host_overhead_us_per_call\": %.3f,\n  \"host_overhead_rope_us_per_call\": "
+            "%.3f,\n  \"bare_enqueue_us_per_call\": %.3f\n}\n",
+            lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, host_us, host_rope_us, bare_us);
 }
 
 /* GB/s vs buffer size for each op against the copy line. */
@@ -654,15 +654,15 @@ static bicl_status run_empty(bench *b, cl_mem *buf, size_t n, void *arg, cl_even
     return err == CL_SUCCESS ? BICL_SUCCESS : bicl_fail_cl(err, "empty");
 }
 
-/* Host time to enqueue one decode-sized silu, without waiting (median of batches). */
-static double host_overhead_us(bench *b)
+/* Host time to enqueue one decode-sized op (fn over n, arg), without waiting (median
+ * of batches). */
+static double host_overhead_us(bench *b, op_fn fn, size_t n, void *arg)
 {
-    static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
     double t[9];
     for (int r = 0; r < 9; ++r) {
         double t0 = tool_now_s();
         for (int i = 0; i < 200; ++i)
-            if (run_op(b, b->sets[0], 4096, (void *)&silu, NULL) != BICL_SUCCESS)
+            if (fn(b, b->sets[0], n, arg, NULL) != BICL_SUCCESS)
                 die("overhead", BICL_ERR_OPENCL);
         t[r] = (tool_now_s() - t0) / 200 * 1e6;
         clFinish(b->q);
@@ -875,16 +875,19 @@ static void usage(void)
 {
     printf("usage: bicl-bench [--device SPEC] [--json FILE] [--svg FILE] [--max-mib N]\n"
            "                  [--reps N] [--quick] [--variants | --sweep-only [--sweep-op TEXT]]\n"
+           "                  [--latency]\n"
            "       bicl-bench --startup [--device SPEC]\n"
            "  Bandwidth of each op against a float4 copy kernel and CLBlast, decode latency\n"
-           "  against an empty kernel, host overhead per call; --startup: cold vs warm start.\n");
+           "  against an empty kernel, host overhead per call (--latency: only these);\n"
+           "  --startup: cold vs warm start.\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *json = NULL, *svg = NULL;
     size_t max_mib = 0;
-    int reps = 15, quick = 0, startup = 0, first = 0, variants = 0, sweep_only = 0;
+    int reps = 15, quick = 0, startup = 0, first = 0, variants = 0, sweep_only = 0,
+        latency_only = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc)
             spec = argv[++i];
@@ -910,6 +913,8 @@ int main(int argc, char **argv)
             sweep_filter = argv[++i];
         else if (!strcmp(argv[i], "--sweep-only"))
             variants = sweep_only = 1;
+        else if (!strcmp(argv[i], "--latency"))
+            latency_only = 1;
         else {
             usage();
             return strcmp(argv[i], "--help") ? 2 : 0;
@@ -942,7 +947,7 @@ int main(int argc, char **argv)
     clGetDeviceInfo(b.dev, CL_DEVICE_NAME, sizeof dev_name, dev_name, NULL);
     printf("device: %s\nprofile: %s\nfingerprint hash: %016llx\n", dev_name,
            bicl_context_profile(b.ctx), (unsigned long long)bicl_fingerprint_hash(b.ctx));
-    for (int s = 0; s < n_sizes && !sweep_only; ++s) {
+    for (int s = 0; s < n_sizes && !sweep_only && !latency_only; ++s) {
         size_t bytes = sizes[s];
         if (bench_alloc(&b, bytes, MAX_SETS) != 0 && bench_alloc(&b, bytes, 2) != 0) {
             printf("cannot allocate %zu MiB sets; stopping\n", bytes >> 20);
@@ -1000,7 +1005,7 @@ int main(int argc, char **argv)
         table_rows(&b, bytes, copy_gbs, s == n_sizes - 1);
         fprintf(stderr, "  %zu MiB done\n", bytes >> 20);
     }
-    if (!sweep_only)
+    if (!sweep_only && !latency_only)
         print_rows();
     if (variants)
         variant_sweep(&b, sizes[n_sizes - 1]);
@@ -1015,21 +1020,25 @@ int main(int argc, char **argv)
     double lat_rope = wall_once(&b, run_rope, 0, &r1);
     double dev_op = time_op(&b, run_op, 4096, (void *)&silu);
     double dev_empty = time_op(&b, run_empty, 0, NULL);
-    double host_us = host_overhead_us(&b);
+    double host_us = host_overhead_us(&b, run_op, 4096, (void *)&silu);
+    double host_rope_us = host_overhead_us(&b, run_rope, 0, &r1);
     double bare_us = bare_enqueue_us(&b);
     printf("\ndecode latency, enqueue to completion (median of %d):\n"
            "  silu bf16 1x4096: %.1f us   rope 1 token (32q + 8k heads x 128): %.1f us   "
            "empty kernel: %.1f us\n  ratios to empty: silu %.2f, rope %.2f\n"
            "  device time: silu %.2f us, empty %.2f us\nhost overhead per call (enqueue, no "
-           "wait): %.2f us; bare OpenCL (3 clSetKernelArg + clEnqueueNDRangeKernel): %.2f us\n",
+           "wait): silu %.2f us (%.2fx bare), rope 1 token %.2f us (%.2fx bare); bare OpenCL (3 "
+           "clSetKernelArg + clEnqueueNDRangeKernel): %.2f us\n",
            b.reps, lat_op * 1e6, lat_rope * 1e6, lat_empty * 1e6, lat_op / lat_empty,
-           lat_rope / lat_empty, dev_op * 1e6, dev_empty * 1e6, host_us, bare_us);
+           lat_rope / lat_empty, dev_op * 1e6, dev_empty * 1e6, host_us, host_us / bare_us,
+           host_rope_us, host_rope_us / bare_us, bare_us);
     if (json) {
         FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
         char fp[32];
         snprintf(fp, sizeof fp, "%016llx", (unsigned long long)bicl_fingerprint_hash(b.ctx));
         if (f) {
-            write_json(f, dev_name, fp, lat_op, lat_empty, lat_rope, host_us, bare_us);
+            write_json(f, dev_name, fp, lat_op, lat_empty, lat_rope, host_us, host_rope_us,
+                       bare_us);
             if (f != stdout)
                 fclose(f);
         }

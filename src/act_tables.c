@@ -174,7 +174,7 @@ bicl_status bicl_table_launch(bicl_context *ctx, cl_command_queue queue, bicl_fa
     bicl_status st = table_get(ctx, k, &tab);
     if (st != BICL_SUCCESS)
         return st;
-    bicl_kernel_arg extra[1] = {{sizeof tab, &tab}};
+    bicl_kernel_arg extra[1] = {{sizeof tab, &tab, false}}; /* a buffer */
     st = bicl_launch_elementwise_as(ctx, BICL_VCLASS_TABLE, queue, family, instance, base, ops,
                                     n_ops, extra, 1, n_wait, wait, done);
     if (st == BICL_SUCCESS) /* a counter for tests, kept off the context's lock */

@@ -13,8 +13,8 @@ bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
 {
     const char *ti = bicl_dtype_tag(ops[0]->dtype), *to = bicl_dtype_tag(ops[1]->dtype);
     char base[32], instance[BICL_INSTANCE_MAX];
-    snprintf(base, sizeof base, "cast_%s_%s", ti, to);
-    snprintf(instance, sizeof instance, "CAST_PAIR(%s, %s)", ti, to);
+    bicl_name_format(base, sizeof base, "cast_%s_%s", ti, to);
+    bicl_name_format(instance, sizeof instance, "CAST_PAIR(%s, %s)", ti, to);
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, instance, base, ops, 2, NULL, 0,
                                    n_wait, wait, done);
 }

@@ -9,6 +9,7 @@
 #include "profile.h"
 #include "status.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,11 +19,10 @@ static size_t round_up(size_t x, size_t m)
 }
 
 /* The kernel's own limit can be below the device's (register pressure). */
-static size_t fit_work_group(cl_kernel k, cl_device_id dev, size_t wg)
+static size_t fit_work_group(bicl_context *ctx, bicl_kernel *k, size_t wg)
 {
-    size_t kmax = 0;
-    if (wg == 0 || clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax,
-                                            NULL) != CL_SUCCESS)
+    size_t kmax = wg ? bicl_kernel_wg_max(ctx, k) : 0;
+    if (kmax == 0)
         return wg;
     while (wg > kmax && wg > 1)
         wg /= 2;
@@ -31,11 +31,11 @@ static size_t fit_work_group(cl_kernel k, cl_device_id dev, size_t wg)
 
 /* Enqueues `units` work units in dim 0 (rounded up to the work-group size) times `rows`
  * in dim 1 (1 for a 1-d launch). */
-static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel *k, size_t units,
                               size_t rows, size_t wg, cl_uint n_wait, const cl_event *wait,
                               cl_event *done)
 {
-    wg = fit_work_group(k, ctx->device, wg);
+    wg = fit_work_group(ctx, k, wg);
     size_t global[2] = {units ? units : 1, rows};
     /* A group wider than the units of dimension 0 only adds idle work-items (to every
      * row of a rows kernel: bias add has 128 units per 4096-wide bf16 row at 8 x 4 per
@@ -46,14 +46,14 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, cl_kernel k
     if (wg)
         global[0] = round_up(global[0], wg);
     size_t local[2] = {wg, 1};
-    cl_int err = clEnqueueNDRangeKernel(q, k, rows > 1 ? 2 : 1, NULL, global, wg ? local : NULL,
+    cl_int err = clEnqueueNDRangeKernel(q, k->k, rows > 1 ? 2 : 1, NULL, global, wg ? local : NULL,
                                         n_wait, n_wait ? wait : NULL, done);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clEnqueueNDRangeKernel");
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, bicl_kernel *k, size_t units,
                          size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
     return enqueue_2d(ctx, q, k, units, 1, wg, n_wait, wait, done);
@@ -64,18 +64,17 @@ void bicl_arg_view_strides(bicl_args *a, const bicl_tensor *t, int n_strides)
     bicl_arg_view(a, t);
     for (int d = 0; d < n_strides; ++d) {
         cl_ulong st = (cl_ulong)t->stride[d];
-        bicl_arg(a, sizeof st, &st);
+        bicl_arg_scalar(a, sizeof st, &st);
     }
 }
 
-bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, const char *name, bicl_args *a,
-                             size_t units, size_t wg, cl_uint n_wait, const cl_event *wait,
-                             cl_event *done)
+bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, bicl_args *a, size_t units,
+                             size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
     bicl_status st = a->err == CL_SUCCESS
                          ? bicl_enqueue(ctx, q, a->k, units, wg, n_wait, wait, done)
                          : bicl_fail_cl(a->err, "clSetKernelArg");
-    bicl_kernel_release(ctx, name, a->k);
+    bicl_kernel_release(ctx, a->k);
     return st;
 }
 
@@ -111,18 +110,103 @@ static bool aligned(const bicl_context *ctx, const bicl_iter *it, const bicl_ten
     return true;
 }
 
+static void forget_arg(bicl_kernel *k, cl_uint index)
+{
+    if (index < BICL_ARG_CACHE_MAX)
+        k->arg_size[index] = 0;
+}
+
 void bicl_arg(bicl_args *a, size_t size, const void *value)
 {
-    if (a->err == CL_SUCCESS)
-        a->err = clSetKernelArg(a->k, a->index, size, value);
+    if (a->err == CL_SUCCESS) {
+        forget_arg(a->k, a->index);
+        a->err = clSetKernelArg(a->k->k, a->index, size, value);
+    }
     a->index++;
+}
+
+void bicl_arg_scalar(bicl_args *a, size_t size, const void *value)
+{
+    bicl_kernel *k = a->k;
+    cl_uint i = a->index;
+    bool cacheable = i < BICL_ARG_CACHE_MAX && size <= BICL_ARG_CACHE_BYTES;
+    if (a->err == CL_SUCCESS && cacheable && k->arg_size[i] == size &&
+        memcmp(k->arg[i], value, size) == 0) {
+        a->index++;
+        return;
+    }
+    bicl_arg(a, size, value);
+    if (a->err == CL_SUCCESS && cacheable) {
+        memcpy(k->arg[i], value, size);
+        k->arg_size[i] = (unsigned char)size;
+    }
 }
 
 void bicl_arg_view(bicl_args *a, const bicl_tensor *t)
 {
     cl_ulong off = t->offset;
     bicl_arg(a, sizeof(cl_mem), &t->mem);
-    bicl_arg(a, sizeof off, &off);
+    bicl_arg_scalar(a, sizeof off, &off);
+}
+
+/* v in decimal into out (at least 21 bytes) */
+static void decimal(char *out, long long v)
+{
+    char rev[21];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        rev[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *out++ = '-';
+    while (n)
+        *out++ = rev[--n];
+    *out = '\0';
+}
+
+/* Appends len bytes of piece to buf (size bytes, *n used), as many as fit. */
+static void append(char *buf, size_t size, size_t *n, const char *piece, size_t len)
+{
+    size_t room = size - 1 - *n;
+    if (len > room)
+        len = room;
+    memcpy(buf + *n, piece, len);
+    *n += len;
+}
+
+void bicl_name_format(char *buf, size_t size, const char *fmt, ...)
+{
+    if (size == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = 0;
+    char digits[24];
+    for (const char *f = fmt; *f;) {
+        const char *pct = strchr(f, '%');
+        if (!pct) {
+            append(buf, size, &n, f, strlen(f));
+            break;
+        }
+        append(buf, size, &n, f, (size_t)(pct - f));
+        const char *piece = digits;
+        size_t used = 2; /* the conversion's characters */
+        if (pct[1] == 's') {
+            piece = va_arg(ap, const char *);
+        } else if (pct[1] == 'd' || pct[1] == 'u') {
+            long long v = pct[1] == 'd' ? (long long)va_arg(ap, int) : va_arg(ap, unsigned);
+            decimal(digits, v);
+        } else { /* "%%", or a conversion this does not support: the '%' as text */
+            piece = "%";
+            used = pct[1] == '%' ? 2 : 1;
+        }
+        append(buf, size, &n, piece, strlen(piece));
+        f = pct + used;
+    }
+    buf[n] = '\0';
+    va_end(ap);
 }
 
 static void put_standard_args(bicl_args *w, const bicl_iter *it, shape_kind kind,
@@ -132,24 +216,24 @@ static void put_standard_args(bicl_args *w, const bicl_iter *it, shape_kind kind
         bicl_arg_view(w, ops[o]);
         if (kind != SHAPE_STRIDED) { /* a flat iteration is one row: its stride is unused */
             cl_ulong row_stride = kind == SHAPE_ROWS ? it->stride[o][0] : 0;
-            bicl_arg(w, sizeof row_stride, &row_stride);
+            bicl_arg_scalar(w, sizeof row_stride, &row_stride);
         } else {
             /* Dims are right-aligned: the innermost iteration dim is .s3. */
             cl_ulong4 st = {{0, 0, 0, 0}};
             for (int d = 0; d < it->rank; ++d)
                 st.s[4 - it->rank + d] = it->stride[o][d];
-            bicl_arg(w, sizeof st, &st);
+            bicl_arg_scalar(w, sizeof st, &st);
         }
     }
     if (kind == SHAPE_STRIDED) {
         cl_ulong4 shape = {{1, 1, 1, 1}};
         for (int d = 0; d < it->rank; ++d)
             shape.s[4 - it->rank + d] = it->shape[d];
-        bicl_arg(w, sizeof shape, &shape);
+        bicl_arg_scalar(w, sizeof shape, &shape);
     }
     cl_ulong n = kind == SHAPE_ROWS ? it->shape[1] : it->n;
-    bicl_arg(w, sizeof n, &n);
-    bicl_arg(w, sizeof ipt, &ipt);
+    bicl_arg_scalar(w, sizeof n, &n);
+    bicl_arg_scalar(w, sizeof ipt, &ipt);
 }
 
 /* Work units of dim 0: vectors per item, plus the scalar tail's work-items. */
@@ -200,12 +284,12 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
      * form where one element per work-item is all it does (bicl_kernel.h). */
     char name[96];
     if (kind == SHAPE_STRIDED)
-        snprintf(name, sizeof name, "%s_strided", base);
+        bicl_name_format(name, sizeof name, "%s_strided", base);
     else if (vw == 1 && v.items_per_thread == 1)
-        snprintf(name, sizeof name, "%s_rows_s", base);
+        bicl_name_format(name, sizeof name, "%s_rows_s", base);
     else
-        snprintf(name, sizeof name, "%s_rows_v%u", base, vw);
-    cl_kernel k = NULL;
+        bicl_name_format(name, sizeof name, "%s_rows_v%u", base, vw);
+    bicl_kernel *k = NULL;
     bicl_status st = bicl_kernel_acquire(ctx, family, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -213,9 +297,9 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     cl_uint ipt = v.items_per_thread;
     put_standard_args(&w, &it, kind, ops, n_ops, ipt);
     for (int e = 0; e < n_extra; ++e)
-        bicl_arg(&w, extra[e].size, extra[e].value);
+        (extra[e].scalar ? bicl_arg_scalar : bicl_arg)(&w, extra[e].size, extra[e].value);
     if (w.err != CL_SUCCESS) {
-        bicl_kernel_release(ctx, name, k);
+        bicl_kernel_release(ctx, k);
         return bicl_fail_cl(w.err, "clSetKernelArg");
     }
     if (kind == SHAPE_ROWS)
@@ -226,6 +310,6 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
                           done);
     else
         st = bicl_enqueue(ctx, q, k, (it.n + ipt - 1) / ipt, v.work_group_size, n_wait, wait, done);
-    bicl_kernel_release(ctx, name, k);
+    bicl_kernel_release(ctx, k);
     return st;
 }

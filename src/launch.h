@@ -4,30 +4,50 @@
 #define BICL_SRC_LAUNCH_H
 
 #include "profile.h"
+#include "program.h"
 #include "sources.h"
+
+#include <stdbool.h>
 
 /* Sets kernel arguments in order; the first failure is kept in err. */
 typedef struct bicl_args {
-    cl_kernel k;
+    bicl_kernel *k;
     cl_uint index;
     cl_int err;
 } bicl_args;
+/* Any argument (buffers: always through this one). */
 void bicl_arg(bicl_args *a, size_t size, const void *value);
+/* A scalar or vector argument (never a cl_mem): not set again when the kernel object
+ * holds the same bytes from its last launch (program.h's bicl_kernel). */
+void bicl_arg_scalar(bicl_args *a, size_t size, const void *value);
 /* A view's buffer and element offset (two arguments). */
 void bicl_arg_view(bicl_args *a, const bicl_tensor *t);
 /* A view's buffer, element offset and its first n_strides strides (ulong each). */
 void bicl_arg_view_strides(bicl_args *a, const bicl_tensor *t, int n_strides);
 /* Ends a launch whose arguments are set: enqueues `units` work units (1-d), or reports
  * the first argument that failed, and gives the kernel back to its pool either way. */
-bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, const char *name, bicl_args *a,
-                             size_t units, size_t wg, cl_uint n_wait, const cl_event *wait,
-                             cl_event *done);
+bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, bicl_args *a, size_t units,
+                             size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
-/* Extra scalar arguments of an op, appended after the standard ones. */
+/* Kernel and program names: snprintf for %s, %d, %u and %% only, without the cost of
+ * stdio's formatting on every launch (the host overhead, docs/performance.md). */
+void bicl_name_format(char *buf, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Extra arguments of an op, appended after the standard ones; scalar: not a cl_mem
+ * (bicl_arg_scalar). */
 typedef struct bicl_kernel_arg {
     size_t size;
     const void *value;
+    bool scalar;
 } bicl_kernel_arg;
+#define BICL_SCALAR_ARG(v)                                                                         \
+    {                                                                                              \
+        sizeof(v), &(v), true                                                                      \
+    }
 
 /* Launches an elementwise kernel over operands of equal shape, choosing its shape from
  * the merged iteration space: "<base>_rows_v<VW>" (2 dims, inner contiguous everywhere,
@@ -46,14 +66,14 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
 /* The same with the variant of launch class cls (src/profile.h) instead of the class of
  * the operands' dtypes. */
 bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
-                                       bicl_family family, const char *instance,
-                                       const char *base, const bicl_tensor *const *ops, int n_ops,
+                                       bicl_family family, const char *instance, const char *base,
+                                       const bicl_tensor *const *ops, int n_ops,
                                        const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                        const cl_event *wait, cl_event *done);
 
 /* Enqueues a prepared kernel with the context's variant geometry for `units` work
  * units (work-items before rounding to the work-group size). */
-bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, cl_kernel k, size_t units,
+bicl_status bicl_enqueue(bicl_context *ctx, cl_command_queue q, bicl_kernel *k, size_t units,
                          size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
 
 #endif

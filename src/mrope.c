@@ -290,7 +290,7 @@ static void arg_qk(bicl_args *a, const bicl_tensor *t)
 {
     cl_ulong4 st = qk_strides(t);
     bicl_arg_view(a, t);
-    bicl_arg(a, sizeof st, &st);
+    bicl_arg_scalar(a, sizeof st, &st);
 }
 
 bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_mrope_plan *plan,
@@ -317,9 +317,9 @@ bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bi
     mrope_shape sh = launch_shape(ctx, &u, q_in->dtype, q_out->dtype);
     const char *ti = bicl_dtype_tag(q_in->dtype), *to = bicl_dtype_tag(q_out->dtype);
     char name[48], instance[BICL_INSTANCE_MAX];
-    snprintf(name, sizeof name, "mrope_%s_%s", ti, to);
-    snprintf(instance, sizeof instance, "MROPE_KERNEL(%s, %s)", ti, to);
-    cl_kernel k = NULL;
+    bicl_name_format(name, sizeof name, "mrope_%s_%s", ti, to);
+    bicl_name_format(instance, sizeof instance, "MROPE_KERNEL(%s, %s)", ti, to);
+    bicl_kernel *k = NULL;
     st = bicl_kernel_acquire(ctx, BICL_FAMILY_MROPE, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -339,36 +339,36 @@ bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bi
     memcpy(&attn_bits, &u.attn, sizeof attn_bits);
     bicl_args a = {k, 0, CL_SUCCESS};
     bicl_arg(&a, sizeof(cl_mem), &positions->mem);
-    bicl_arg(&a, sizeof pos_off, &pos_off);
-    bicl_arg(&a, sizeof pos_sr, &pos_sr);
-    bicl_arg(&a, sizeof pos_sb, &pos_sb);
-    bicl_arg(&a, sizeof pos_ss, &pos_ss);
-    bicl_arg(&a, sizeof S, &S);
-    bicl_arg(&a, sizeof T, &T);
+    bicl_arg_scalar(&a, sizeof pos_off, &pos_off);
+    bicl_arg_scalar(&a, sizeof pos_sr, &pos_sr);
+    bicl_arg_scalar(&a, sizeof pos_sb, &pos_sb);
+    bicl_arg_scalar(&a, sizeof pos_ss, &pos_ss);
+    bicl_arg_scalar(&a, sizeof S, &S);
+    bicl_arg_scalar(&a, sizeof T, &T);
     arg_qk(&a, q_in);
     arg_qk(&a, q_out);
-    bicl_arg(&a, sizeof hq, &hq);
+    bicl_arg_scalar(&a, sizeof hq, &hq);
     arg_qk(&a, ki);
     arg_qk(&a, ko);
-    bicl_arg(&a, sizeof hk, &hk);
-    bicl_arg(&a, sizeof half, &half);
-    bicl_arg(&a, sizeof pass, &pass);
-    bicl_arg(&a, sizeof sh.groups, &sh.groups);
-    bicl_arg(&a, sizeof sh.hpu, &sh.hpu);
-    bicl_arg(&a, sizeof sh.hblocks, &sh.hblocks);
-    bicl_arg(&a, sizeof flags, &flags);
+    bicl_arg_scalar(&a, sizeof hk, &hk);
+    bicl_arg_scalar(&a, sizeof half, &half);
+    bicl_arg_scalar(&a, sizeof pass, &pass);
+    bicl_arg_scalar(&a, sizeof sh.groups, &sh.groups);
+    bicl_arg_scalar(&a, sizeof sh.hpu, &sh.hpu);
+    bicl_arg_scalar(&a, sizeof sh.hblocks, &sh.hblocks);
+    bicl_arg_scalar(&a, sizeof flags, &flags);
     for (int i = 0; i < 3; ++i)
-        bicl_arg(&a, sizeof sec[i], &sec[i]);
+        bicl_arg_scalar(&a, sizeof sec[i], &sec[i]);
     bicl_arg(&a, sizeof(cl_mem), &u.table);
     bicl_arg(&a, sizeof(cl_mem), &u.inv);
     bicl_arg(&a, sizeof(cl_mem), &u.inv_f);
-    bicl_arg(&a, sizeof attn_bits, &attn_bits);
-    bicl_arg(&a, sizeof u.attn_f, &u.attn_f);
-    bicl_arg(&a, sizeof limit, &limit);
+    bicl_arg_scalar(&a, sizeof attn_bits, &attn_bits);
+    bicl_arg_scalar(&a, sizeof u.attn_f, &u.attn_f);
+    bicl_arg_scalar(&a, sizeof limit, &limit);
     bicl_arg(&a, sizeof(cl_mem), &u.err);
-    bicl_arg(&a, sizeof sh.ipt, &sh.ipt);
-    return bicl_args_launch(ctx, queue, name, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait,
-                            wait, done);
+    bicl_arg_scalar(&a, sizeof sh.ipt, &sh.ipt);
+    return bicl_args_launch(ctx, queue, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait, wait,
+                            done);
 }
 
 bicl_status bicl_ref_mrope_head(const bicl_mrope_plan *plan, bicl_rope_source source, int inverse,
@@ -533,8 +533,8 @@ static void arg_rows(bicl_args *a, const bicl_tensor *t, bool packed)
     cl_ulong sb = packed ? 0 : (cl_ulong)t->stride[0];
     cl_ulong ss = (cl_ulong)t->stride[packed ? 0 : 1];
     bicl_arg_view(a, t);
-    bicl_arg(a, sizeof sb, &sb);
-    bicl_arg(a, sizeof ss, &ss);
+    bicl_arg_scalar(a, sizeof sb, &sb);
+    bicl_arg_scalar(a, sizeof ss, &ss);
 }
 
 /* An optional view's buffer, offset and strides, or (absent) any buffer and zeros. */
@@ -547,7 +547,7 @@ static void arg_opt(bicl_args *a, const bicl_tensor *t, const bicl_tensor *fallb
     cl_ulong zero = 0;
     bicl_arg(a, sizeof(cl_mem), &fallback->mem);
     for (int i = 0; i <= n; ++i)
-        bicl_arg(a, sizeof zero, &zero);
+        bicl_arg_scalar(a, sizeof zero, &zero);
 }
 
 bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
@@ -568,9 +568,9 @@ bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
         return st;
     const bicl_tensor *ty = layout->types, *mk = layout->mask;
     char name[48];
-    snprintf(name, sizeof name, "mrope_positions_%s_%s", bicl_dtype_tag(ty->dtype),
-             bicl_dtype_tag(mk ? mk->dtype : ty->dtype));
-    cl_kernel k = NULL;
+    bicl_name_format(name, sizeof name, "mrope_positions_%s_%s", bicl_dtype_tag(ty->dtype),
+                     bicl_dtype_tag(mk ? mk->dtype : ty->dtype));
+    bicl_kernel *k = NULL;
     st = bicl_kernel_acquire(ctx, BICL_FAMILY_MROPE, "MROPE_BUILDERS", name, &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -591,36 +591,36 @@ bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
         arg_rows(&a, mk, packed);
     else
         arg_opt(&a, NULL, ty, 2);
-    bicl_arg(&a, sizeof has_mask, &has_mask);
+    bicl_arg_scalar(&a, sizeof has_mask, &has_mask);
     arg_opt(&a, layout->image_grid, positions, 2);
-    bicl_arg(&a, sizeof n_image, &n_image);
+    bicl_arg_scalar(&a, sizeof n_image, &n_image);
     arg_opt(&a, layout->video_grid, positions, 2);
-    bicl_arg(&a, sizeof n_video, &n_video);
+    bicl_arg_scalar(&a, sizeof n_video, &n_video);
     arg_opt(&a, layout->grid_start, positions, 2);
-    bicl_arg(&a, sizeof has_gs, &has_gs);
+    bicl_arg_scalar(&a, sizeof has_gs, &has_gs);
     arg_opt(&a, layout->second_per_grid, positions, 1);
-    bicl_arg(&a, sizeof has_spg, &has_spg);
-    bicl_arg(&a, sizeof merge, &merge);
-    bicl_arg(&a, sizeof tps, &tps);
-    bicl_arg(&a, sizeof split, &split);
+    bicl_arg_scalar(&a, sizeof has_spg, &has_spg);
+    bicl_arg_scalar(&a, sizeof merge, &merge);
+    bicl_arg_scalar(&a, sizeof tps, &tps);
+    bicl_arg_scalar(&a, sizeof split, &split);
     cl_ulong o_sr = (cl_ulong)positions->stride[0];
     cl_ulong o_sb = packed ? 0 : (cl_ulong)positions->stride[1];
     cl_ulong o_ss = (cl_ulong)positions->stride[packed ? 1 : 2];
     bicl_arg_view(&a, positions);
-    bicl_arg(&a, sizeof o_sr, &o_sr);
-    bicl_arg(&a, sizeof o_sb, &o_sb);
-    bicl_arg(&a, sizeof o_ss, &o_ss);
+    bicl_arg_scalar(&a, sizeof o_sr, &o_sr);
+    bicl_arg_scalar(&a, sizeof o_sb, &o_sb);
+    bicl_arg_scalar(&a, sizeof o_ss, &o_ss);
     arg_opt(&a, deltas, positions, 1);
-    bicl_arg(&a, sizeof has_d, &has_d);
+    bicl_arg_scalar(&a, sizeof has_d, &has_d);
     arg_opt(&a, layout->cu_seqlens, positions, 1);
-    bicl_arg(&a, sizeof has_cu, &has_cu);
-    bicl_arg(&a, sizeof B, &B);
-    bicl_arg(&a, sizeof S, &S);
-    bicl_arg(&a, sizeof ipt, &ipt);
+    bicl_arg_scalar(&a, sizeof has_cu, &has_cu);
+    bicl_arg_scalar(&a, sizeof B, &B);
+    bicl_arg_scalar(&a, sizeof S, &S);
+    bicl_arg_scalar(&a, sizeof ipt, &ipt);
     /* packed: a unit per sequence, then one per token for the tokens none covers */
     size_t units = (size_t)B + (packed ? (size_t)S : 0);
-    return bicl_args_launch(ctx, queue, name, &a, (units + ipt - 1) / ipt, var.work_group_size,
-                            n_wait, wait, done);
+    return bicl_args_launch(ctx, queue, &a, (units + ipt - 1) / ipt, var.work_group_size, n_wait,
+                            wait, done);
 }
 
 /* ------------------------------------------------- the builder on the host */

@@ -82,17 +82,17 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     char base[48], instance[BICL_INSTANCE_MAX];
     if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
         bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype};
-        snprintf(base, sizeof base, "unary_table_%s_%s", ti, to);
-        snprintf(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
+        bicl_name_format(base, sizeof base, "unary_table_%s_%s", ti, to);
+        bicl_name_format(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
         return bicl_table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2, n_wait,
                                  wait, done);
     }
-    snprintf(base, sizeof base, "unary_%s_%s_%s", info->kname, ti, to);
-    snprintf(instance, sizeof instance, "UNARY_PAIR(%s, %s, %d, %s, %s)", info->kname, info->id,
-             info->n_params, ti, to);
+    bicl_name_format(base, sizeof base, "unary_%s_%s_%s", info->kname, ti, to);
+    bicl_name_format(instance, sizeof instance, "UNARY_PAIR(%s, %s, %d, %s, %s)", info->kname,
+                     info->id, info->n_params, ti, to);
     /* p0 always (cl/unary.cl: every kernel takes it), p1... as the op has them */
-    bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {
-        {sizeof p[0], &p[0]}, {sizeof p[1], &p[1]}, {sizeof p[2], &p[2]}, {sizeof p[3], &p[3]}};
+    bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
+                                                 BICL_SCALAR_ARG(p[2]), BICL_SCALAR_ARG(p[3])};
     int n_extra = info->n_params > 1 ? info->n_params : 1;
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra,
                                    n_extra, n_wait, wait, done);
@@ -138,19 +138,21 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
     if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table) {
         bool round = round_act != 0;
         bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
-        snprintf(base, sizeof base, "glu_table%s%s_%s_%s", round ? "16" : "", up_first ? "_up" : "",
-                 ti, to);
-        snprintf(instance, sizeof instance, "GLU_TABLE%s(%s, %s)", up_first ? "_UP" : "", ti, to);
+        bicl_name_format(base, sizeof base, "glu_table%s%s_%s_%s", round ? "16" : "",
+                         up_first ? "_up" : "", ti, to);
+        bicl_name_format(instance, sizeof instance, "GLU_TABLE%s(%s, %s)", up_first ? "_UP" : "",
+                         ti, to);
         const bicl_tensor *tops[3] = {&gv, &uv, y};
         return bicl_table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait,
                                  wait, done);
     }
-    snprintf(base, sizeof base, "glu_%s_%s_%s", info->kname, ti, to);
-    snprintf(instance, sizeof instance, "GLU_PAIR(%s, %s, %s, %s)", info->kname, info->id, ti, to);
+    bicl_name_format(base, sizeof base, "glu_%s_%s_%s", info->kname, ti, to);
+    bicl_name_format(instance, sizeof instance, "GLU_PAIR(%s, %s, %s, %s)", info->kname, info->id,
+                     ti, to);
     cl_int round_dt = round_act ? (cl_int)gate->dtype : (cl_int)BICL_F32;
     const bicl_tensor *ops[3] = {&gv, &uv, y};
-    bicl_kernel_arg extra[3] = {
-        {sizeof p[0], &p[0]}, {sizeof p[1], &p[1]}, {sizeof round_dt, &round_dt}};
+    bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
+                                BICL_SCALAR_ARG(round_dt)};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, instance, base, ops, 3, extra, 3,
                                    n_wait, wait, done);
 }
@@ -216,11 +218,12 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
     const char *ta = bicl_dtype_tag(a->dtype), *tb = bicl_dtype_tag(b->dtype),
                *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    snprintf(base, sizeof base, "binary_%s_%s_%s", ta, tb, to);
-    snprintf(instance, sizeof instance, "BIN_PAIR(%s, %s, %s)", ta, tb, to);
+    bicl_name_format(base, sizeof base, "binary_%s_%s_%s", ta, tb, to);
+    bicl_name_format(instance, sizeof instance, "BIN_PAIR(%s, %s, %s)", ta, tb, to);
     cl_int code = op;
     const bicl_tensor *ops[3] = {&av, &bv, y};
-    bicl_kernel_arg extra[3] = {{sizeof code, &code}, {sizeof alpha, &alpha}, {sizeof beta, &beta}};
+    bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(code), BICL_SCALAR_ARG(alpha),
+                                BICL_SCALAR_ARG(beta)};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 3, extra, 3,
                                    n_wait, wait, done);
 }
@@ -310,10 +313,10 @@ bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, c
         return st;
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    snprintf(base, sizeof base, "scale_%s_%s", ti, to);
-    snprintf(instance, sizeof instance, "SCALE_PAIR(%s, %s)", ti, to);
+    bicl_name_format(base, sizeof base, "scale_%s_%s", ti, to);
+    bicl_name_format(instance, sizeof instance, "SCALE_PAIR(%s, %s)", ti, to);
     const bicl_tensor *ops[2] = {&xv, y};
-    bicl_kernel_arg extra[1] = {{sizeof scale, &scale}};
+    bicl_kernel_arg extra[1] = {BICL_SCALAR_ARG(scale)};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 2, extra, 1,
                                    n_wait, wait, done);
 }
@@ -353,8 +356,8 @@ bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
         return st;
     const char *tx = bicl_dtype_tag(x->dtype), *ty = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    snprintf(base, sizeof base, "residual_%s_%s", tx, ty);
-    snprintf(instance, sizeof instance, "RESIDUAL_PAIR(%s, %s)", tx, ty);
+    bicl_name_format(base, sizeof base, "residual_%s_%s", tx, ty);
+    bicl_name_format(instance, sizeof instance, "RESIDUAL_PAIR(%s, %s)", tx, ty);
     const bicl_tensor *ops[4] = {&rv, &xv, residual_out, y};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 4, NULL, 0,
                                    n_wait, wait, done);
@@ -393,10 +396,10 @@ bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl
     const char *tm = bicl_dtype_tag(mask->dtype), *ti = bicl_dtype_tag(x->dtype),
                *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    snprintf(base, sizeof base, "mask_%s_%s_%s", tm, ti, to);
-    snprintf(instance, sizeof instance, "MASK_TENSOR(%s, %s, %s)", tm, ti, to);
+    bicl_name_format(base, sizeof base, "mask_%s_%s_%s", tm, ti, to);
+    bicl_name_format(instance, sizeof instance, "MASK_TENSOR(%s, %s, %s)", tm, ti, to);
     const bicl_tensor *ops[3] = {x, &mv, y};
-    bicl_kernel_arg extra[1] = {{sizeof fill, &fill}};
+    bicl_kernel_arg extra[1] = {BICL_SCALAR_ARG(fill)};
     return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_MASK, instance, base, ops, 3, extra, 1,
                                    n_wait, wait, done);
 }
@@ -426,9 +429,9 @@ static bicl_status positional_launch(bicl_context *ctx, cl_command_queue queue, 
                                      cl_event *done)
 {
     char instance[BICL_INSTANCE_MAX];
-    snprintf(instance, sizeof instance, "MASK_POSITIONAL(%s, %s)", bicl_dtype_tag(x->dtype),
-             bicl_dtype_tag(y->dtype));
-    cl_kernel k = NULL;
+    bicl_name_format(instance, sizeof instance, "MASK_POSITIONAL(%s, %s)", bicl_dtype_tag(x->dtype),
+                     bicl_dtype_tag(y->dtype));
+    bicl_kernel *k = NULL;
     bicl_status st = bicl_kernel_acquire(ctx, BICL_FAMILY_MASK, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -438,17 +441,17 @@ static bicl_status positional_launch(bicl_context *ctx, cl_command_queue queue, 
     for (int i = 0; i < 3 && views[i]; ++i) {
         cl_ulong4 s = strides4(views[i]);
         bicl_arg_view(&a, views[i]);
-        bicl_arg(&a, sizeof s, &s);
+        bicl_arg_scalar(&a, sizeof s, &s);
     }
     cl_ulong4 shape = shape4(y);
     cl_ulong n = bicl_tensor_numel(y);
     cl_uint ipt = var.items_per_thread;
-    bicl_arg(&a, sizeof shape, &shape);
-    bicl_arg(&a, sizeof n, &n);
-    bicl_arg(&a, sizeof ipt, &ipt);
+    bicl_arg_scalar(&a, sizeof shape, &shape);
+    bicl_arg_scalar(&a, sizeof n, &n);
+    bicl_arg_scalar(&a, sizeof ipt, &ipt);
     for (int e = 0; e < n_extra; ++e)
-        bicl_arg(&a, extra[e].size, extra[e].value);
-    return bicl_args_launch(ctx, queue, name, &a, ((size_t)n + ipt - 1) / ipt, var.work_group_size,
+        (extra[e].scalar ? bicl_arg_scalar : bicl_arg)(&a, extra[e].size, extra[e].value);
+    return bicl_args_launch(ctx, queue, &a, ((size_t)n + ipt - 1) / ipt, var.work_group_size,
                             n_wait, wait, done);
 }
 
@@ -486,9 +489,9 @@ bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue, co
         lv.stride[y->rank - 1] = 0;
     }
     char name[48];
-    snprintf(name, sizeof name, "mask_lengths_%s_%s", bicl_dtype_tag(x->dtype),
-             bicl_dtype_tag(y->dtype));
-    bicl_kernel_arg extra[1] = {{sizeof fill, &fill}};
+    bicl_name_format(name, sizeof name, "mask_lengths_%s_%s", bicl_dtype_tag(x->dtype),
+                     bicl_dtype_tag(y->dtype));
+    bicl_kernel_arg extra[1] = {BICL_SCALAR_ARG(fill)};
     return positional_launch(ctx, queue, name, x, y, &lv, extra, 1, n_wait, wait, done);
 }
 
@@ -504,9 +507,9 @@ bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue, con
     if (st != BICL_SUCCESS)
         return st;
     char name[48];
-    snprintf(name, sizeof name, "mask_causal_%s_%s", bicl_dtype_tag(x->dtype),
-             bicl_dtype_tag(y->dtype));
+    bicl_name_format(name, sizeof name, "mask_causal_%s_%s", bicl_dtype_tag(x->dtype),
+                     bicl_dtype_tag(y->dtype));
     cl_long off = bicl_mask_causal_offset(offset, y->shape[y->rank - 2], y->shape[y->rank - 1]);
-    bicl_kernel_arg extra[2] = {{sizeof off, &off}, {sizeof fill, &fill}};
+    bicl_kernel_arg extra[2] = {BICL_SCALAR_ARG(off), BICL_SCALAR_ARG(fill)};
     return positional_launch(ctx, queue, name, x, y, NULL, extra, 2, n_wait, wait, done);
 }

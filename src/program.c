@@ -7,6 +7,7 @@
 #include "sources.h"
 #include "status.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,65 +245,97 @@ void bicl_programs_free(bicl_context *ctx)
 
 struct bicl_kernel_pool {
     char name[96];
-    cl_kernel *free;
+    uint32_t hash; /* of name: the lookup compares it before the name (hot path) */
+    size_t wg_max; /* CL_KERNEL_WORK_GROUP_SIZE of this kernel, 0 until first asked */
+    bicl_kernel **free;
     size_t n, cap;
     bicl_kernel_pool *next;
 };
 
-static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name, bool create)
+/* FNV-1a */
+static uint32_t name_hash(const char *name)
 {
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
+        h = (h ^ *c) * 16777619u;
+    return h;
+}
+
+static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name)
+{
+    uint32_t h = name_hash(name);
     for (bicl_kernel_pool *p = ctx->pools; p; p = p->next)
-        if (strcmp(p->name, name) == 0)
+        if (p->hash == h && strcmp(p->name, name) == 0)
             return p;
-    if (!create)
-        return NULL;
     bicl_kernel_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     snprintf(p->name, sizeof p->name, "%s", name);
+    p->hash = h;
     p->next = ctx->pools;
     ctx->pools = p;
     return p;
 }
 
+static bicl_status kernel_create(bicl_context *ctx, bicl_family family, const char *instance,
+                                 bicl_kernel_pool *pool, bicl_kernel **out)
+{
+    cl_program prog = NULL;
+    bicl_status st = bicl_program_get(ctx, family, instance, &prog);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "kernel %s", pool->name);
+    cl_int err = CL_SUCCESS;
+    k->k = clCreateKernel(prog, pool->name, &err);
+    if (err != CL_SUCCESS) {
+        free(k);
+        return bicl_fail_cl(err, pool->name);
+    }
+    k->pool = pool;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->kernels_live++;
+    pthread_mutex_unlock(&ctx->lock);
+    *out = k;
+    return BICL_SUCCESS;
+}
+
 bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,
-                                const char *name, cl_kernel *out)
+                                const char *name, bicl_kernel **out)
 {
     pthread_mutex_lock(&ctx->lock);
-    bicl_kernel_pool *pool = find_pool(ctx, name, false);
+    bicl_kernel_pool *pool = find_pool(ctx, name);
     if (pool && pool->n > 0) {
         *out = pool->free[--pool->n];
         pthread_mutex_unlock(&ctx->lock);
         return BICL_SUCCESS;
     }
     pthread_mutex_unlock(&ctx->lock);
-    cl_program prog = NULL;
-    bicl_status st = bicl_program_get(ctx, family, instance, &prog);
-    if (st != BICL_SUCCESS)
-        return st;
-    cl_int err = CL_SUCCESS;
-    *out = clCreateKernel(prog, name, &err);
-    if (err != CL_SUCCESS)
-        return bicl_fail_cl(err, name);
-    pthread_mutex_lock(&ctx->lock);
-    ctx->kernels_live++;
-    pthread_mutex_unlock(&ctx->lock);
-    return BICL_SUCCESS;
+    if (!pool)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "kernel pool %s", name);
+    return kernel_create(ctx, family, instance, pool, out);
 }
 
-void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k)
+static void kernel_free(bicl_kernel *k)
 {
+    clReleaseKernel(k->k);
+    free(k);
+}
+
+void bicl_kernel_release(bicl_context *ctx, bicl_kernel *k)
+{
+    bicl_kernel_pool *pool = k->pool;
     pthread_mutex_lock(&ctx->lock);
-    bicl_kernel_pool *pool = find_pool(ctx, name, true);
-    if (pool && pool->n == pool->cap) {
+    if (pool->n == pool->cap) {
         size_t cap = pool->cap ? pool->cap * 2 : 4;
-        cl_kernel *grown = realloc(pool->free, cap * sizeof *grown);
+        bicl_kernel **grown = realloc(pool->free, cap * sizeof *grown);
         if (grown) {
             pool->free = grown;
             pool->cap = cap;
         }
     }
-    if (pool && pool->n < pool->cap) {
+    if (pool->n < pool->cap) {
         pool->free[pool->n++] = k;
         k = NULL;
     } else {
@@ -310,7 +343,23 @@ void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k)
     }
     pthread_mutex_unlock(&ctx->lock);
     if (k)
-        clReleaseKernel(k);
+        kernel_free(k);
+}
+
+size_t bicl_kernel_wg_max(bicl_context *ctx, bicl_kernel *k)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t wg = k->pool->wg_max;
+    pthread_mutex_unlock(&ctx->lock);
+    if (wg)
+        return wg;
+    if (clGetKernelWorkGroupInfo(k->k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                 NULL) != CL_SUCCESS)
+        return 0;
+    pthread_mutex_lock(&ctx->lock);
+    k->pool->wg_max = wg;
+    pthread_mutex_unlock(&ctx->lock);
+    return wg;
 }
 
 void bicl_kernel_counts(bicl_context *ctx, size_t *live, size_t *pooled)
@@ -330,7 +379,7 @@ void bicl_kernel_pools_free(bicl_context *ctx)
     while (p) {
         bicl_kernel_pool *next = p->next;
         for (size_t i = 0; i < p->n; ++i)
-            clReleaseKernel(p->free[i]);
+            kernel_free(p->free[i]);
         free(p->free);
         free(p);
         p = next;

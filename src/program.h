@@ -19,10 +19,26 @@ typedef struct bicl_program_entry {
 
 /* A checked-out kernel: set its arguments, enqueue, then give it back. The pool
  * keeps kernel objects per name; one is never shared by two threads at once, because
- * clSetKernelArg on a shared cl_kernel is not thread-safe. */
+ * clSetKernelArg on a shared cl_kernel is not thread-safe. A kernel object keeps its
+ * argument values between enqueues (OpenCL's rule), so each remembers the scalar
+ * values last set (launch.c's bicl_arg_scalar skips setting an equal one again: the
+ * host overhead per call, docs/performance.md). Buffers are always set: a released
+ * cl_mem's handle can come back as a new buffer's, and a driver may have resolved
+ * the old one's address when it was set. */
+#define BICL_ARG_CACHE_MAX   40
+#define BICL_ARG_CACHE_BYTES 16
+typedef struct bicl_kernel {
+    cl_kernel k;
+    struct bicl_kernel_pool *pool;
+    unsigned char arg_size[BICL_ARG_CACHE_MAX]; /* 0: argument i's value unknown */
+    unsigned char arg[BICL_ARG_CACHE_MAX][BICL_ARG_CACHE_BYTES];
+} bicl_kernel;
 bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,
-                                const char *name, cl_kernel *out);
-void bicl_kernel_release(bicl_context *ctx, const char *name, cl_kernel k);
+                                const char *name, bicl_kernel **out);
+void bicl_kernel_release(bicl_context *ctx, bicl_kernel *k);
+/* CL_KERNEL_WORK_GROUP_SIZE of k on the context's device (asked once per kernel name),
+ * 0 when the query fails. */
+size_t bicl_kernel_wg_max(bicl_context *ctx, bicl_kernel *k);
 void bicl_kernel_pools_free(bicl_context *ctx);
 /* Kernel objects in existence and those resting in the pools. When no op is running
  * the two are equal, or a kernel leaked (tests/test_concurrency.c). */

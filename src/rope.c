@@ -613,7 +613,7 @@ static cl_ulong4 qk_strides(const bicl_tensor *t)
 static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
 {
     bicl_arg_view(a, t);
-    bicl_arg(a, sizeof st, &st);
+    bicl_arg_scalar(a, sizeof st, &st);
 }
 
 /* How a validated call is launched (cl/rope.cl): a choice of speed only, every shape
@@ -759,9 +759,9 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     rope_shape sh = rope_launch_shape(ctx, plan, &v, views);
     const char *ti = bicl_dtype_tag(q_in->dtype), *to = bicl_dtype_tag(q_out->dtype);
     char name[48], instance[BICL_INSTANCE_MAX];
-    snprintf(name, sizeof name, "rope_%s_%s_v%u", ti, to, sh.vw);
-    snprintf(instance, sizeof instance, "ROPE_KERNEL(%s, %s, %u)", ti, to, sh.vw);
-    cl_kernel k = NULL;
+    bicl_name_format(name, sizeof name, "rope_%s_%s_v%u", ti, to, sh.vw);
+    bicl_name_format(instance, sizeof instance, "ROPE_KERNEL(%s, %s, %u)", ti, to, sh.vw);
+    bicl_kernel *k = NULL;
     st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -785,33 +785,33 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     cl_ulong attn_bits;
     memcpy(&attn_bits, &plan->attn, sizeof attn_bits);
     bicl_arg(&a, sizeof(cl_mem), &positions->mem);
-    bicl_arg(&a, sizeof pos_off, &pos_off);
-    bicl_arg(&a, sizeof pos_sb, &pos_sb);
-    bicl_arg(&a, sizeof pos_ss, &pos_ss);
-    bicl_arg(&a, sizeof S, &S);
-    bicl_arg(&a, sizeof T, &T);
+    bicl_arg_scalar(&a, sizeof pos_off, &pos_off);
+    bicl_arg_scalar(&a, sizeof pos_sb, &pos_sb);
+    bicl_arg_scalar(&a, sizeof pos_ss, &pos_ss);
+    bicl_arg_scalar(&a, sizeof S, &S);
+    bicl_arg_scalar(&a, sizeof T, &T);
     arg_view(&a, q_in, qk_strides(q_in));
     arg_view(&a, q_out, qk_strides(q_out));
-    bicl_arg(&a, sizeof hq, &hq);
+    bicl_arg_scalar(&a, sizeof hq, &hq);
     arg_view(&a, ki, qk_strides(ki));
     arg_view(&a, ko, qk_strides(ko));
-    bicl_arg(&a, sizeof hk, &hk);
-    bicl_arg(&a, sizeof half, &half);
-    bicl_arg(&a, sizeof lay, &lay);
-    bicl_arg(&a, sizeof sh.groups, &sh.groups);
-    bicl_arg(&a, sizeof sh.hpu, &sh.hpu);
-    bicl_arg(&a, sizeof sh.hblocks, &sh.hblocks);
-    bicl_arg(&a, sizeof flags, &flags);
+    bicl_arg_scalar(&a, sizeof hk, &hk);
+    bicl_arg_scalar(&a, sizeof half, &half);
+    bicl_arg_scalar(&a, sizeof lay, &lay);
+    bicl_arg_scalar(&a, sizeof sh.groups, &sh.groups);
+    bicl_arg_scalar(&a, sizeof sh.hpu, &sh.hpu);
+    bicl_arg_scalar(&a, sizeof sh.hblocks, &sh.hblocks);
+    bicl_arg_scalar(&a, sizeof flags, &flags);
     bicl_arg(&a, sizeof(cl_mem), &plan->table_mem);
     bicl_arg(&a, sizeof(cl_mem), &plan->inv_mem);
     bicl_arg(&a, sizeof(cl_mem), &plan->inv_f_mem);
-    bicl_arg(&a, sizeof attn_bits, &attn_bits);
-    bicl_arg(&a, sizeof plan->attn_f, &plan->attn_f);
-    bicl_arg(&a, sizeof limit, &limit);
+    bicl_arg_scalar(&a, sizeof attn_bits, &attn_bits);
+    bicl_arg_scalar(&a, sizeof plan->attn_f, &plan->attn_f);
+    bicl_arg_scalar(&a, sizeof limit, &limit);
     bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
-    bicl_arg(&a, sizeof sh.ipt, &sh.ipt);
-    return bicl_args_launch(ctx, queue, name, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait,
-                            wait, done);
+    bicl_arg_scalar(&a, sizeof sh.ipt, &sh.ipt);
+    return bicl_args_launch(ctx, queue, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait, wait,
+                            done);
 }
 
 bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rope_plan *plan,
@@ -896,7 +896,7 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
         st = bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "batch too large");
     if (st != BICL_SUCCESS)
         return st;
-    cl_kernel k = NULL;
+    bicl_kernel *k = NULL;
     st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "ROPE_BUILDERS", "positions_packed", &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -906,14 +906,14 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
     cl_uint b = (cl_uint)batch, has_start = start != NULL, ipt = var.items_per_thread;
     bicl_args a = {k, 0, CL_SUCCESS};
     bicl_arg_view_strides(&a, cu_seqlens, 1);
-    bicl_arg(&a, sizeof b, &b);
+    bicl_arg_scalar(&a, sizeof b, &b);
     bicl_arg_view_strides(&a, s, 1);
-    bicl_arg(&a, sizeof has_start, &has_start);
+    bicl_arg_scalar(&a, sizeof has_start, &has_start);
     bicl_arg_view_strides(&a, positions, 1);
-    bicl_arg(&a, sizeof T, &T);
-    bicl_arg(&a, sizeof ipt, &ipt);
-    return bicl_args_launch(ctx, queue, "positions_packed", &a, ((size_t)T + ipt - 1) / ipt,
-                            var.work_group_size, n_wait, wait, done);
+    bicl_arg_scalar(&a, sizeof T, &T);
+    bicl_arg_scalar(&a, sizeof ipt, &ipt);
+    return bicl_args_launch(ctx, queue, &a, ((size_t)T + ipt - 1) / ipt, var.work_group_size,
+                            n_wait, wait, done);
 }
 
 bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
@@ -946,7 +946,7 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
     if (st != BICL_SUCCESS)
         return st;
     const char *name = mask->dtype == BICL_U8 ? "positions_padded_u8" : "positions_padded_i32";
-    cl_kernel k = NULL;
+    bicl_kernel *k = NULL;
     st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "ROPE_BUILDERS", name, &k);
     if (st != BICL_SUCCESS)
         return st;
@@ -957,12 +957,12 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
     bicl_args a = {k, 0, CL_SUCCESS};
     bicl_arg_view_strides(&a, mask, 2);
     bicl_arg_view_strides(&a, s, 1);
-    bicl_arg(&a, sizeof has_start, &has_start);
+    bicl_arg_scalar(&a, sizeof has_start, &has_start);
     bicl_arg_view_strides(&a, positions, 2);
-    bicl_arg(&a, sizeof B, &B);
-    bicl_arg(&a, sizeof S, &S);
-    bicl_arg(&a, sizeof ipt, &ipt);
-    return bicl_args_launch(ctx, queue, name, &a, ((size_t)B + ipt - 1) / ipt, var.work_group_size,
+    bicl_arg_scalar(&a, sizeof B, &B);
+    bicl_arg_scalar(&a, sizeof S, &S);
+    bicl_arg_scalar(&a, sizeof ipt, &ipt);
+    return bicl_args_launch(ctx, queue, &a, ((size_t)B + ipt - 1) / ipt, var.work_group_size,
                             n_wait, wait, done);
 }
 

@@ -712,6 +712,28 @@ static void ambiguous_device_specs_are_errors(void **state)
     assert_int_equal(idx[1], 1);
 }
 
+/* The launch path's name formatter agrees with snprintf on what it supports,
+ * truncation included (a kernel name cut differently would miss its pool). */
+static void name_format_matches_snprintf(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1, 2, 5, 12, 13, 14, 96};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+        char got[96], want[96];
+        size_t n = sizes[i];
+        bicl_name_format(got, n, "UNARY_PAIR(%s, %s, %d, %s, %s)", "silu", "SILU", -12, "bf16",
+                         "f32");
+        snprintf(want, n, "UNARY_PAIR(%s, %s, %d, %s, %s)", "silu", "SILU", -12, "bf16", "f32");
+        assert_string_equal(got, want);
+        bicl_name_format(got, n, "%s_rows_v%u", "glu_swiglu_f16_f16", 4294967295u);
+        snprintf(want, n, "%s_rows_v%u", "glu_swiglu_f16_f16", 4294967295u);
+        assert_string_equal(got, want);
+        bicl_name_format(got, n, "%d%%x%s", 0, "");
+        snprintf(want, n, "%d%%x%s", 0, "");
+        assert_string_equal(got, want);
+    }
+}
+
 static void statuses_and_dtypes(void **state)
 {
     (void)state;
@@ -726,6 +748,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(options_refuse_and_keep_nothing),
+        cmocka_unit_test(name_format_matches_snprintf),
         cmocka_unit_test(view_checks_give_their_status),
         cmocka_unit_test(alias_known_cases),
         cmocka_unit_test(alias_search_never_misses_an_overlap),
