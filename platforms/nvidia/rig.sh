@@ -11,8 +11,10 @@
 # usage: platforms/nvidia/rig.sh [BUILD_DIR]
 #   RIG_STAGES picks stages (default: all but python, in this order):
 #     build test-nvidia check bench peers test-pocl audit startup
-#   and the opt-in stage python: python/tools/gpu_demo.sh (the Python package, its tests
+#   and the opt-in stages latency (bicl-bench --latency: decode latency and host overhead
+#   alone, median of 9) and python: python/tools/gpu_demo.sh (the Python package, its tests
 #   and the PyTorch bridge's Llama-layer demo), results in $OUT/python.
+#   RIG_BENCH_ARGS replaces the bench stage's "--variants" (e.g. "--reps 9": no sweep).
 #   Results go to $OUT (default BUILD_DIR/out): summary.txt, logs.tar.gz,
 #   check-nvidia.json, bench-nvidia.json, bench-nvidia.svg, clblast-nvidia.json.
 set -uo pipefail
@@ -64,8 +66,14 @@ if has check; then
   summary "bicl-check nvidia (${RIG_CHECK:-quick}, golden verified): $(tail -1 "$L/check-nvidia.txt")"
   pack
 fi
+if has latency && [ -x "$B/bicl-bench" ]; then
+  "$B/bicl-bench" --device nvidia --latency --reps 9 >"$L/latency-nvidia.txt" 2>&1
+  summary "$(tail -8 "$L/latency-nvidia.txt")"
+  pack
+fi
 if has bench && [ -x "$B/bicl-bench" ]; then
-  "$B/bicl-bench" --device nvidia --variants --json "$OUT/bench-nvidia.json" --svg "$OUT/bench-nvidia.svg" \
+  # shellcheck disable=SC2086 # RIG_BENCH_ARGS is a list of arguments
+  "$B/bicl-bench" --device nvidia ${RIG_BENCH_ARGS:---variants} --json "$OUT/bench-nvidia.json" --svg "$OUT/bench-nvidia.svg" \
     >"$L/bench-nvidia.txt" 2>&1
   summary "$(grep -vE '^ ' "$L/bench-nvidia.txt" | tail -60)"
   pack
