@@ -86,27 +86,21 @@ BICL_FN float bicl_op_glu(int act, float g, float u, float p0, float p1, int rou
 }
 
 /* Binary ops, each rounded once: a + b, a - b, a * b; axpby is
- * round(round(alpha * a) + round(beta * b)). NaN rule: a first, then b. */
+ * round(round(alpha * a) + round(beta * b)). NaN rule: a first, then b.
+ * Every form is computed and the op's chosen by selects, not a switch: op is the same
+ * for every element of a launch, and a loop with a switch is one PoCL's vectoriser
+ * refuses (docs/performance.md); the chosen value is the same either way. */
 BICL_FN float bicl_op_binary(int op, float a, float b, float alpha, float beta)
 {
-    float r;
-    switch (op) {
-    case BICL_BIN_SUB:
-        r = a - b;
-        break;
-    case BICL_BIN_MUL:
-        r = a * b;
-        break;
-    case BICL_BIN_AXPBY: {
-        float pa = alpha * a;
-        float pb = beta * b;
-        r = pa + pb;
-        break;
-    }
-    default:
-        r = a + b;
-        break;
-    }
+    float sum = a + b;
+    float diff = a - b;
+    float prod = a * b;
+    float pa = alpha * a;
+    float pb = beta * b;
+    float axpby = pa + pb;
+    float r = op == BICL_BIN_SUB ? diff : sum;
+    r = op == BICL_BIN_MUL ? prod : r;
+    r = op == BICL_BIN_AXPBY ? axpby : r;
     return bicl_f32_nan_fix2(r, a, b);
 }
 

@@ -5,20 +5,21 @@
 
 #include <string.h>
 
-/* BICL_PROFILE(name, V32, VMIXED, V16, VTABLE, VROPE): a variant (vw, ipt, wg) per class */
+/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE): a variant (vw, ipt, wg) per
+ * class */
 #define BICL_PROFILE_V(vw, ipt, wg)                                                                \
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
-#define BICL_PROFILE(name, v32, vmixed, v16, vtable, vrope)                                        \
+#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope)                                 \
     {name,                                                                                         \
-     {BICL_PROFILE_V v32, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16, BICL_PROFILE_V vtable,        \
-      BICL_PROFILE_V vrope}},
+     {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
+      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope}},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
 #include "../platforms/amd/profile.h"
-    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
+    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
 };
 #undef BICL_PROFILE
 #undef BICL_PROFILE_V
@@ -68,10 +69,12 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group)
 bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
 {
     size_t narrowest_in = 4, widest = 0;
+    int float_in = 0;
     for (int i = 0; i < n_in + n_out; ++i) {
         bicl_dtype d = i < n_in ? in[i] : out[i - n_in];
         if (!((1u << d) & BICL_FLOAT_DTYPES))
             continue;
+        float_in += i < n_in;
         size_t s = bicl_dtype_size(d);
         if (i < n_in && s < narrowest_in)
             narrowest_in = s;
@@ -79,7 +82,7 @@ bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out
             widest = s;
     }
     if (narrowest_in >= 4)
-        return BICL_VCLASS_32;
+        return float_in >= 2 ? BICL_VCLASS_32X2 : BICL_VCLASS_32;
     return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
 }
 

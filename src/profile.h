@@ -8,7 +8,10 @@
 /* Launch classes, each with its own default variant. Elementwise launches by element
  * size (the best vector width depends on it: NVIDIA wants 16-byte accesses of the
  * widest operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
- *   BICL_VCLASS_32     every floating-point input is 32-bit (the output may be 16-bit)
+ *   BICL_VCLASS_32     one floating-point input, 32-bit (the output may be 16-bit)
+ *   BICL_VCLASS_32X2   two or more floating-point inputs, all 32-bit (binary ops, gated
+ *                      units: PoCL vectorises their one-element kernel and not their
+ *                      4-wide one, where a single input prefers 4-wide)
  *   BICL_VCLASS_MIXED  a 16-bit input and some 32-bit operand (widening casts,
  *                      residual add of a bf16 delta into an f32 stream)
  *   BICL_VCLASS_16     every floating-point operand is 16-bit
@@ -20,12 +23,13 @@
  *                       the class of their dtypes, as elementwise launches do */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
+    BICL_VCLASS_32X2,
     BICL_VCLASS_MIXED,
     BICL_VCLASS_16,
     BICL_VCLASS_TABLE,
     BICL_VCLASS_ROPE16
 } bicl_vclass;
-#define BICL_VCLASS_COUNT 5
+#define BICL_VCLASS_COUNT 6
 
 /* A vendor's default variant per launch class. */
 typedef struct bicl_profile {

@@ -349,9 +349,9 @@ static void variants_are_validated(void **state)
     assert_int_equal(bicl_context_set_variant(NULL, NULL), BICL_ERR_NULL_POINTER);
 }
 
-/* One op of each elementwise launch class (src/profile.h: all inputs 32-bit, a 16-bit
- * input with a 32-bit operand, all 16-bit, a lookup table), so that every variant of a
- * profile runs (the RoPE class runs in test_rope's variant sweep). */
+/* One op of each elementwise launch class (src/profile.h: one 32-bit input, two 32-bit
+ * inputs, a 16-bit input with a 32-bit operand, all 16-bit, a lookup table), so that
+ * every variant of a profile runs (the RoPE class runs in test_rope's variant sweep). */
 static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
                                 const bicl_tensor *f32, const bicl_tensor *bf16,
                                 const bicl_tensor *out_f32, const bicl_tensor *out_bf16)
@@ -363,8 +363,10 @@ static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
         return bicl_cast(c, q, bf16, out_f32, 0, NULL, NULL);
     case 2: /* bf16 -> bf16: class 16 (relu has no table) */
         return bicl_unary(c, q, BICL_UNARY_RELU, NULL, bf16, out_bf16, 0, NULL, NULL);
-    default: /* bf16 -> bf16: the table class (silu reads a table on 16-bit input) */
+    case 3: /* bf16 -> bf16: the table class (silu reads a table on 16-bit input) */
         return bicl_unary(c, q, BICL_UNARY_SILU, NULL, bf16, out_bf16, 0, NULL, NULL);
+    default: /* f32 * f32 -> f32: class 32x2 */
+        return bicl_binary(c, q, BICL_BINARY_MUL, f32, f32, out_f32, 0, NULL, NULL);
     }
 }
 
@@ -374,7 +376,7 @@ static void every_profile_gives_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const char *const profiles[] = {"generic", "pocl", "nvidia", "amd"};
-    enum { OPS = 4 };
+    enum { OPS = 5 };
     const size_t n = 4099;
     uint32_t *x = malloc(n * 4);
     uint16_t *h = malloc(n * 2);
@@ -401,9 +403,10 @@ static void every_profile_gives_the_same_bits(void **state)
                          BICL_SUCCESS);
         assert_string_equal(bicl_context_profile(c), profiles[i]);
         for (int op = 0; op < OPS; ++op) {
-            size_t elem = op == 1 ? 4 : 2;
+            bool wide = op == 1 || op == 4; /* f32 output */
+            size_t elem = wide ? 4 : 2;
             assert_int_equal(run_class_op(c, env->queue, op, &tx, &th, &ty, &tyh), BICL_SUCCESS);
-            test_buf_read(env, op == 1 ? &by : &byh, i ? now : first + (size_t)op * n * 4);
+            test_buf_read(env, wide ? &by : &byh, i ? now : first + (size_t)op * n * 4);
             if (i) {
                 char what[64];
                 snprintf(what, sizeof what, "%s, op %d", profiles[i], op);

@@ -734,6 +734,24 @@ static void name_format_matches_snprintf(void **state)
     }
 }
 
+/* Launch classes pick each profile's default variant (src/profile.h): a wrong class
+ * gives the same bits but the wrong speed, which no bit test would see. */
+static void launch_classes_of_dtypes(void **state)
+{
+    (void)state;
+    const bicl_dtype f32 = BICL_F32, bf16 = BICL_BF16;
+    const bicl_dtype two32[2] = {BICL_F32, BICL_F32}, mixed[2] = {BICL_BF16, BICL_F32};
+    const bicl_dtype masked[2] = {BICL_F32, BICL_U8}, two16[2] = {BICL_BF16, BICL_BF16};
+    assert_int_equal(bicl_vclass_of(&f32, 1, &bf16, 1), BICL_VCLASS_32);
+    assert_int_equal(bicl_vclass_of(two32, 2, &f32, 1), BICL_VCLASS_32X2);
+    assert_int_equal(bicl_vclass_of(masked, 2, &f32, 1), BICL_VCLASS_32); /* a mask is no input */
+    assert_int_equal(bicl_vclass_of(mixed, 2, &f32, 1), BICL_VCLASS_MIXED);
+    assert_int_equal(bicl_vclass_of(&bf16, 1, &f32, 1), BICL_VCLASS_MIXED);
+    assert_int_equal(bicl_vclass_of(two16, 2, &bf16, 1), BICL_VCLASS_16);
+    assert_int_equal(bicl_vclass_of_rope(BICL_BF16, BICL_BF16), BICL_VCLASS_ROPE16);
+    assert_int_equal(bicl_vclass_of_rope(BICL_F32, BICL_BF16), BICL_VCLASS_32);
+}
+
 static void statuses_and_dtypes(void **state)
 {
     (void)state;
@@ -749,6 +767,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(options_refuse_and_keep_nothing),
         cmocka_unit_test(name_format_matches_snprintf),
+        cmocka_unit_test(launch_classes_of_dtypes),
         cmocka_unit_test(view_checks_give_their_status),
         cmocka_unit_test(alias_known_cases),
         cmocka_unit_test(alias_search_never_misses_an_overlap),

@@ -7,4 +7,5 @@
  * 3530). Lookup tables 4/8/128 (silu bf16 3902 against 2945 at 8/4/256, same run, copy
  * 4225; ede70f8) and RoPE 8/1/128 (llama3 table bf16 3265 against 2994; rope_mla 2176
  * against 1992). */
-BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128))
+BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128),
+             (8, 1, 128))

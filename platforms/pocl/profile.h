@@ -7,7 +7,10 @@
  * docs/performance.md): 32-bit inputs fastest at 4-wide (f32 scale 14 at 4/4/0 vs 6 at
  * 1/1/0, f32 -> bf16 cast 13 vs 3; f32 add prefers 1/1: 9-13 vs 3); 16-bit inputs at
  * 1/1/0, the loop-free rows_s kernel (bf16 add 2 vs 1 at 1/2/0, silu bf16 table 8 vs 3,
- * residual add 3 vs 3). An earlier sweep on a Xeon had f32 add fastest at 1/2/0: the
+ * residual add 3 vs 3). Two 32-bit inputs (class 32x2) at 1/1/0 too: on 2026-12-04
+ * (`--sweep-only --sweep-op OP --max-mib 16 --reps 3`, copy 14-15 GB/s) f32 add ran 8
+ * GB/s at 1/1/0 against 2 at 4/4/0, while f32 scale (one input) ran 14 at 4/4/0 and 6
+ * at 1/1/0, and f32 mask fill 16 against 9. An earlier sweep on a Xeon had f32 add fastest at 1/2/0: the
  * best choice differs between CPUs. Work-group size is left to PoCL. RoPE not measured
  * (its 16-bit choice before the classes split). */
-BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 2, 0))
+BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 2, 0))
