@@ -1479,10 +1479,11 @@ BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
  * (TwoProd), and so are the products of (c2 d) with x^3's parts that reach above
  * 2^-64; every part except the two leading ones is below 2^-16 and enters the
  * fixed-point sum truncated (one unit each), the leading two through an exact
- * TwoSum. |x| <= 11, so |zh| < 128 (bicl_fx_exp_r: |zh| <= 300). Products that
+ * TwoSum. |x| <= 13.5 (gelu_tanh: 11; bicl_geglu_tanh1: 13.5), so |zh| < 200 and every
+ * low part stays below 2^-16 (bicl_fx_exp_r: |zh| <= 300). Products that
  * underflow lie far below 2^-64. Error of z below 2^-60 absolute, which is the
  * relative error it adds to the result. */
-BICL_FN float bicl_m_gelu_tanh_fx(float x)
+BICL_FN bicl_fx bicl_m_gelu_tanh_fxv(float x)
 {
     bicl_f32x2 cd = bicl_df_two_prod(BICL_M_GELU_TANH_C2, BICL_M_GELU_TANH_D);
     bicl_f32x2 a = bicl_df_two_prod(BICL_M_GELU_TANH_C2, x);
@@ -1500,7 +1501,12 @@ BICL_FN float bicl_m_gelu_tanh_fx(float x)
                   bicl_fx_i64_from_f32(e5.lo) + bicl_fx_i64_from_f32(cd.hi * bq.lo) +
                   bicl_fx_i64_from_f32(e8.hi) + bicl_fx_i64_from_f32(e8.lo) +
                   bicl_fx_i64_from_f32(cd.lo * b.lo) + bicl_fx_i64_from_f32(cd.lo * bq.hi);
-    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid_r(z.hi, zl), x), x < 0.0f);
+    return bicl_fx_mul_f32(bicl_fx_sigmoid_r(z.hi, zl), x);
+}
+
+BICL_FN float bicl_m_gelu_tanh_fx(float x)
+{
+    return bicl_fx_round(bicl_m_gelu_tanh_fxv(x), x < 0.0f);
 }
 
 /* The float-pair path: math version 3's evaluation (z as a pair, relative error
@@ -1645,40 +1651,7 @@ BICL_M_CR(bicl_softcap, (float x, float cap), (x, cap), bicl_m_softcap_special(x
           bicl_m_softcap_fx(x, cap), bicl_m_softcap_pair(x, cap), BICL_M_ZIV_REL_SOFTCAP_F32,
           bicl_m_softcap_dbl(x, cap))
 
-BICL_FN float bicl_swiglu_oss(float gate, float up, float alpha, float limit)
-{
-    float g;
-    float t;
-    float u;
-    float zh;
-    bicl_f32x2 one_u;
-    if (bicl_f32_is_nan(gate)) {
-        return bicl_f32_quiet(gate);
-    }
-    if (bicl_f32_is_nan(up)) {
-        return bicl_f32_quiet(up);
-    }
-    if (bicl_f32_is_nan(alpha)) {
-        return bicl_f32_quiet(alpha);
-    }
-    if (bicl_f32_is_nan(limit)) {
-        return bicl_f32_quiet(limit);
-    }
-    g = gate > limit ? limit : gate;
-    t = up < -limit ? -limit : up;
-    u = t > limit ? limit : t;
-    one_u = bicl_df_two_sum(u, 1.0f);
-    zh = alpha * g;
-    if (g == 0.0f || one_u.hi == 0.0f || bicl_m_is_inf(g) || bicl_m_is_inf(one_u.hi)) {
-        /* A zero or an infinity decides, exactly: g sigmoid(alpha g) stands
-         * for +-0 (sign of g) when alpha g = -inf and for g otherwise (it is
-         * g itself, or a finite value of g's sign), and the IEEE product
-         * with u + 1 gives the sign, the zero or the infinity. */
-        float gs = (bicl_m_is_inf(zh) && zh < 0.0f) ? bicl_f32_copysign(0.0f, g) : g;
-        float r = one_u.hi * gs;
-        return bicl_f32_is_nan(r) ? bicl_f32_canonical_nan() : r;
-    }
-    return bicl_m_mul_sigmoid(g, one_u, zh, bicl_m_is_inf(zh) ? 0.0f : bicl_fmaf(alpha, g, -zh));
-}
+/* bicl_swiglu_oss (correctly rounded since math version 6) and the gated units rounded
+ * once: bicl_math_glu_f32.h. */
 
 #endif /* BICL_MATH_F32_H */

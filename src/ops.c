@@ -174,3 +174,24 @@ bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params
     glu_move(op->code, (bicl_glu_params *)params, p, false);
     return check ? check_params(op, p, what) : BICL_SUCCESS;
 }
+
+bicl_status bicl_glu_rounding_check(bicl_glu_act act, int rounding, const char *what)
+{
+    if (rounding != BICL_GLU_ROUND_F32 && rounding != BICL_GLU_ROUND_ACT_TO_STORAGE &&
+        rounding != BICL_GLU_ROUND_ONCE)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "%s: rounding (round_act_to_storage) must be 0, 1 or 2, not %d", what,
+                         rounding);
+    /* gelu (erf) times up has no single-rounding evaluation yet (docs/accuracy.md) */
+    if (rounding == BICL_GLU_ROUND_ONCE && act == BICL_GLU_GEGLU)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "%s: GEGLU has no single-rounding mode (BICL_GLU_ROUND_ONCE)", what);
+    return BICL_SUCCESS;
+}
+
+int bicl_glu_round_dt(int rounding, bicl_dtype gate)
+{
+    if (rounding == BICL_GLU_ROUND_ONCE)
+        return BICL_GLU_RD_ONCE;
+    return rounding == BICL_GLU_ROUND_ACT_TO_STORAGE ? (int)gate : BICL_DT_F32;
+}
