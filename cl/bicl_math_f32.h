@@ -16,9 +16,9 @@
  * implementations, _dbl (binary64, where the device has fp64: the default there and
  * on the host), _pair (float pairs, devices without fp64) and _int (integer fixed
  * point, the fallback of both): Ziv's strategy, written once by BICL_M_CR (see
- * "correctly rounded" below). The other one, measured over all 2^32 inputs (max ulp
- * error / inputs not correctly rounded): swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167;
- * relu exact, relu2 one rounding.
+ * "correctly rounded" below). bicl_swiglu_oss (gpt-oss's SwiGLU) and the gated units
+ * rounded once are correctly rounded too since math version 6 (bicl_math_glu_f32.h);
+ * relu is exact, relu2 one rounding.
  * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
  * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
@@ -59,7 +59,8 @@
  *                      cap acts as |cap| (the formula is even in cap);
  *                      cap = +-0 gives the canonical NaN; cap = +-inf gives x
  *                      (the limit); x = +-inf gives +-|cap|; x = +-0 gives +-0.
- *   bicl_swiglu_oss(gate, up, alpha, limit)  gpt-oss's clamped SwiGLU element:
+ *   bicl_swiglu_oss(gate, up, alpha, limit)  (bicl_math_glu_f32.h) gpt-oss's clamped
+ *                      SwiGLU element, correctly rounded since math version 6:
  *                      g = gate > limit ? limit : gate      (min(gate, limit))
  *                      u = min(max(up, -limit), limit)      (torch.clamp order)
  *                      out = round((u + 1) * g * sigmoid(alpha * g)), with u + 1
@@ -76,8 +77,7 @@
  * rounds once at the end: round(hi + lo), or bicl_df_ldexp_round(), which
  * rounds 2^k (hi + lo) directly to a normal, denormal, zero or inf result.
  * The correctly rounded functions round that value only when Ziv's test decides it
- * (below), swiglu_oss always (so it is correctly rounded except when the exact value
- * lies within about 2^-30 relative of a rounding boundary).
+ * (below).
  *   exp:      x = k/2 ln2 + r; 2^(k/2) (1 + expm1(r)).
  *   expm1:    expm1(r) itself for k = 0, else 2^(k/2) (1 + expm1(r)) - 1 as a pair.
  *   tanh:     -m / (2 + m), m = expm1(-2|x|), sign restored.
