@@ -16,9 +16,9 @@
  * implementations, _dbl (binary64, where the device has fp64: the default there and
  * on the host), _pair (float pairs, devices without fp64) and _int (integer fixed
  * point, the fallback of both): Ziv's strategy, written once by BICL_M_CR (see
- * "correctly rounded" below). The other one, measured over all 2^32 inputs (max ulp
- * error / inputs not correctly rounded): swiglu_oss(x, 0.3, 1.702, 7) 0.504 / 21167;
- * relu exact, relu2 one rounding.
+ * "correctly rounded" below). bicl_swiglu_oss (gpt-oss's SwiGLU) and the gated units
+ * rounded once are correctly rounded too since math version 6 (bicl_math_glu_f32.h);
+ * relu is exact, relu2 one rounding.
  * Limits held by the tool: 0.5 for the correctly rounded ones, 1 ulp for the
  * other unary functions, 2 ulp for the other activations. Denormal inputs and outputs are
  * honoured (no flushing); overflow gives inf, underflow a correctly signed
@@ -59,7 +59,8 @@
  *                      cap acts as |cap| (the formula is even in cap);
  *                      cap = +-0 gives the canonical NaN; cap = +-inf gives x
  *                      (the limit); x = +-inf gives +-|cap|; x = +-0 gives +-0.
- *   bicl_swiglu_oss(gate, up, alpha, limit)  gpt-oss's clamped SwiGLU element:
+ *   bicl_swiglu_oss(gate, up, alpha, limit)  (bicl_math_glu_f32.h) gpt-oss's clamped
+ *                      SwiGLU element, correctly rounded since math version 6:
  *                      g = gate > limit ? limit : gate      (min(gate, limit))
  *                      u = min(max(up, -limit), limit)      (torch.clamp order)
  *                      out = round((u + 1) * g * sigmoid(alpha * g)), with u + 1
@@ -76,8 +77,7 @@
  * rounds once at the end: round(hi + lo), or bicl_df_ldexp_round(), which
  * rounds 2^k (hi + lo) directly to a normal, denormal, zero or inf result.
  * The correctly rounded functions round that value only when Ziv's test decides it
- * (below), swiglu_oss always (so it is correctly rounded except when the exact value
- * lies within about 2^-30 relative of a rounding boundary).
+ * (below).
  *   exp:      x = k/2 ln2 + r; 2^(k/2) (1 + expm1(r)).
  *   expm1:    expm1(r) itself for k = 0, else 2^(k/2) (1 + expm1(r)) - 1 as a pair.
  *   tanh:     -m / (2 + m), m = expm1(-2|x|), sign restored.
@@ -1464,10 +1464,11 @@ BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
  * (TwoProd), and so are the products of (c2 d) with x^3's parts that reach above
  * 2^-64; every part except the two leading ones is below 2^-16 and enters the
  * fixed-point sum truncated (one unit each), the leading two through an exact
- * TwoSum. |x| <= 11, so |zh| < 128 (bicl_fx_exp_r: |zh| <= 300). Products that
+ * TwoSum. |x| <= 13.5 (gelu_tanh: 11; bicl_geglu_tanh1: 13.5), so |zh| < 200 and every
+ * low part stays below 2^-16 (bicl_fx_exp_r: |zh| <= 300). Products that
  * underflow lie far below 2^-64. Error of z below 2^-60 absolute, which is the
  * relative error it adds to the result. */
-BICL_FN float bicl_m_gelu_tanh_fx(float x)
+BICL_FN bicl_fx bicl_m_gelu_tanh_fxv(float x)
 {
     bicl_f32x2 cd = bicl_df_two_prod(BICL_M_GELU_TANH_C2, BICL_M_GELU_TANH_D);
     bicl_f32x2 a = bicl_df_two_prod(BICL_M_GELU_TANH_C2, x);
@@ -1485,7 +1486,12 @@ BICL_FN float bicl_m_gelu_tanh_fx(float x)
                   bicl_fx_i64_from_f32(e5.lo) + bicl_fx_i64_from_f32(cd.hi * bq.lo) +
                   bicl_fx_i64_from_f32(e8.hi) + bicl_fx_i64_from_f32(e8.lo) +
                   bicl_fx_i64_from_f32(cd.lo * b.lo) + bicl_fx_i64_from_f32(cd.lo * bq.hi);
-    return bicl_fx_round(bicl_fx_mul_f32(bicl_fx_sigmoid_r(z.hi, zl), x), x < 0.0f);
+    return bicl_fx_mul_f32(bicl_fx_sigmoid_r(z.hi, zl), x);
+}
+
+BICL_FN float bicl_m_gelu_tanh_fx(float x)
+{
+    return bicl_fx_round(bicl_m_gelu_tanh_fxv(x), x < 0.0f);
 }
 
 /* The float-pair path: math version 3's evaluation (z as a pair, relative error
@@ -1630,40 +1636,7 @@ BICL_M_CR(bicl_softcap, (float x, float cap), (x, cap), bicl_m_softcap_special(x
           bicl_m_softcap_fx(x, cap), bicl_m_softcap_pair(x, cap), BICL_M_ZIV_REL_SOFTCAP_F32,
           bicl_m_softcap_dbl(x, cap))
 
-BICL_FN float bicl_swiglu_oss(float gate, float up, float alpha, float limit)
-{
-    float g;
-    float t;
-    float u;
-    float zh;
-    bicl_f32x2 one_u;
-    if (bicl_f32_is_nan(gate)) {
-        return bicl_f32_quiet(gate);
-    }
-    if (bicl_f32_is_nan(up)) {
-        return bicl_f32_quiet(up);
-    }
-    if (bicl_f32_is_nan(alpha)) {
-        return bicl_f32_quiet(alpha);
-    }
-    if (bicl_f32_is_nan(limit)) {
-        return bicl_f32_quiet(limit);
-    }
-    g = gate > limit ? limit : gate;
-    t = up < -limit ? -limit : up;
-    u = t > limit ? limit : t;
-    one_u = bicl_df_two_sum(u, 1.0f);
-    zh = alpha * g;
-    if (g == 0.0f || one_u.hi == 0.0f || bicl_m_is_inf(g) || bicl_m_is_inf(one_u.hi)) {
-        /* A zero or an infinity decides, exactly: g sigmoid(alpha g) stands
-         * for +-0 (sign of g) when alpha g = -inf and for g otherwise (it is
-         * g itself, or a finite value of g's sign), and the IEEE product
-         * with u + 1 gives the sign, the zero or the infinity. */
-        float gs = (bicl_m_is_inf(zh) && zh < 0.0f) ? bicl_f32_copysign(0.0f, g) : g;
-        float r = one_u.hi * gs;
-        return bicl_f32_is_nan(r) ? bicl_f32_canonical_nan() : r;
-    }
-    return bicl_m_mul_sigmoid(g, one_u, zh, bicl_m_is_inf(zh) ? 0.0f : bicl_fmaf(alpha, g, -zh));
-}
+/* bicl_swiglu_oss (correctly rounded since math version 6) and the gated units rounded
+ * once: bicl_math_glu_f32.h. */
 
 #endif /* BICL_MATH_F32_H */

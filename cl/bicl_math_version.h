@@ -8,8 +8,10 @@
  *   3  also gelu_quick correctly rounded
  *   4  also expm1, tanh, gelu_tanh and softcap correctly rounded (the others as in
  *      3, bit for bit)
- *   5  also erf and gelu (erf) correctly rounded (the others as in 4, bit for bit) */
+ *   5  also erf and gelu (erf) correctly rounded (the others as in 4, bit for bit)
+ *   6  also swiglu_oss (gpt-oss's SwiGLU) correctly rounded, and the single-rounding
+ *      gated units swiglu1 and geglu_tanh1 (bicl_math_glu_f32.h); the others as in 5 */
 #ifndef BICL_MATH_VERSION_H
 #define BICL_MATH_VERSION_H
-#define BICL_MATH_VERSION "5"
+#define BICL_MATH_VERSION "6"
 #endif

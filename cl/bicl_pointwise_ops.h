@@ -8,6 +8,7 @@
 #include "bicl_convert.h"
 #include "bicl_math_f32.h"
 #include "bicl_math_act_f32.h"
+#include "bicl_math_glu_f32.h"
 #include "bicl_ops.def"
 
 /* Op codes, from the registry (bicl_ops.def; src/ops.c checks that the public enums of
@@ -73,11 +74,32 @@ BICL_FN float bicl_op_unary(int op, float x, float p0, float p1, float p2, float
         a = EXPR;                                                                                  \
         return BICL_GLU_FINISH_##ORDER(a, u, round_dt);
 
+/* round_dt of the single-rounding mode (BICL_GLU_ROUND_ONCE): act(g) u as one function,
+ * rounded once to f32. */
+#define BICL_GLU_RD_ONCE (-1)
+
 /* Gated unit: the element of gate g and up u (bicl_ops.def's ORDER says how act(g) and u
- * combine). gpt-oss's clamped SwiGLU is one formula, rounded once. */
+ * combine). gpt-oss's clamped SwiGLU is one formula, rounded once. With round_dt =
+ * BICL_GLU_RD_ONCE, silu and gelu_tanh times up are correctly rounded as one function
+ * of (g, u) (bicl_math_glu_f32.h; NaN rule by the ORDER column: mul_and_silu's up
+ * first); the exact activations (reglu, fatrelu) and swiglu_oai already round once, so
+ * they take their usual path with round_dt = f32. GEGLU has no single-rounding form
+ * (the host refuses it) and would get the two-rounding value here. */
 BICL_FN float bicl_op_glu(int act, float g, float u, float p0, float p1, int round_dt)
 {
     float a;
+    if (round_dt == BICL_GLU_RD_ONCE) {
+        if (act == BICL_GLU_OP_SWIGLU) {
+            return bicl_swiglu1(g, u);
+        }
+        if (act == BICL_GLU_OP_GEGLU_TANH) {
+            return bicl_geglu_tanh1(g, u);
+        }
+        if (act == BICL_GLU_OP_MUL_AND_SILU) {
+            return bicl_f32_is_nan(u) ? bicl_f32_quiet(u) : bicl_swiglu1(g, u);
+        }
+        round_dt = BICL_DT_F32;
+    }
     switch (act) {
         BICL_GLU_OPS(BICL_X_GLU_CASE)
     default:

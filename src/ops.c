@@ -8,6 +8,7 @@
 #include "bicl_pointwise_ops.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,4 +174,38 @@ bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params
         return st;
     glu_move(op->code, (bicl_glu_params *)params, p, false);
     return check ? check_params(op, p, what) : BICL_SUCCESS;
+}
+
+/* The rounding mode shares the int of the older round_act_to_storage (an anonymous union):
+ * the struct's layout is that of the versions before the modes, so engines built against
+ * them keep working. */
+_Static_assert(offsetof(bicl_glu_params, rounding) == 2 * sizeof(float) &&
+                   offsetof(bicl_glu_params, round_act_to_storage) == 2 * sizeof(float) &&
+                   offsetof(bicl_glu_params, threshold) == 2 * sizeof(float) + sizeof(int) &&
+                   sizeof(bicl_glu_params) == 3 * sizeof(float) + sizeof(int),
+               "bicl_glu_params keeps its layout");
+/* the kernels' round_dt of the single-rounding mode is no dtype code */
+_Static_assert(BICL_GLU_RD_ONCE != BICL_DT_F32 && BICL_GLU_RD_ONCE != BICL_DT_F16 &&
+                   BICL_GLU_RD_ONCE != BICL_DT_BF16,
+               "BICL_GLU_RD_ONCE differs from every dtype code");
+
+bicl_status bicl_glu_rounding_check(bicl_glu_act act, int rounding, const char *what)
+{
+    if (rounding != BICL_GLU_ROUND_F32 && rounding != BICL_GLU_ROUND_ACT_TO_STORAGE &&
+        rounding != BICL_GLU_ROUND_ONCE)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "%s: rounding (round_act_to_storage) must be 0, 1 or 2, not %d", what,
+                         rounding);
+    /* gelu (erf) times up has no single-rounding evaluation yet (docs/accuracy.md) */
+    if (rounding == BICL_GLU_ROUND_ONCE && act == BICL_GLU_GEGLU)
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "%s: GEGLU has no single-rounding mode (BICL_GLU_ROUND_ONCE)", what);
+    return BICL_SUCCESS;
+}
+
+int bicl_glu_round_dt(int rounding, bicl_dtype gate)
+{
+    if (rounding == BICL_GLU_ROUND_ONCE)
+        return BICL_GLU_RD_ONCE;
+    return rounding == BICL_GLU_ROUND_ACT_TO_STORAGE ? (int)gate : BICL_DT_F32;
 }

@@ -63,4 +63,13 @@ bicl_status bicl_glu_params_gather(const bicl_op_info *op, const bicl_glu_params
 void bicl_unary_params_set(const bicl_op_info *op, const float *p, bicl_unary_params *s);
 void bicl_glu_params_set(const bicl_op_info *op, const float *p, bicl_glu_params *s);
 
+/* The rounding mode of a gated unit (bicl_glu_params.rounding) checked for act:
+ * BICL_ERR_INVALID_PARAMETER for a value outside bicl_glu_rounding and for
+ * BICL_GLU_ROUND_ONCE with an activation that has no single-rounding form (GEGLU). */
+bicl_status bicl_glu_rounding_check(bicl_glu_act act, int rounding, const char *what);
+
+/* The kernels' and bicl_op_glu's round_dt for a checked mode and the gate's dtype: f32,
+ * the gate's dtype, or BICL_GLU_RD_ONCE (cl/bicl_pointwise_ops.h). */
+int bicl_glu_round_dt(int rounding, bicl_dtype gate);
+
 #endif /* BICL_OPS_H */

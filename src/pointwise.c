@@ -114,9 +114,11 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
     st = bicl_glu_params_gather(info, params, p, "bicl_glu", true);
     if (st != BICL_SUCCESS)
         return st;
-    int round_act = params ? params->round_act_to_storage : 0;
-    if (round_act != 0 && round_act != 1)
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER, "round_act_to_storage must be 0 or 1");
+    int rounding = params ? params->rounding : BICL_GLU_ROUND_F32;
+    st = bicl_glu_rounding_check(act, rounding, "bicl_glu");
+    if (st != BICL_SUCCESS)
+        return st;
+    bool round_act = rounding == BICL_GLU_ROUND_ACT_TO_STORAGE;
     bicl_tensor gv, uv;
     st = check_output(ctx, y, "y");
     if (st == BICL_SUCCESS)
@@ -135,7 +137,9 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
     const char *ti = bicl_dtype_tag(gate->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
     bool up_first = info->order == BICL_GLU_ORDER_UP;
-    if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table) {
+    /* a table holds act(gate) rounded, which the single-rounding mode must not use */
+    if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table &&
+        rounding != BICL_GLU_ROUND_ONCE) {
         bool round = round_act != 0;
         bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
         bicl_name_format(base, sizeof base, "glu_table%s%s_%s_%s", round ? "16" : "",
@@ -149,7 +153,7 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
     bicl_name_format(base, sizeof base, "glu_%s_%s_%s", info->kname, ti, to);
     bicl_name_format(instance, sizeof instance, "GLU_PAIR(%s, %s, %s, %s)", info->kname, info->id,
                      ti, to);
-    cl_int round_dt = round_act ? (cl_int)gate->dtype : (cl_int)BICL_F32;
+    cl_int round_dt = (cl_int)bicl_glu_round_dt(rounding, gate->dtype);
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
                                 BICL_SCALAR_ARG(round_dt)};

@@ -61,7 +61,11 @@ bicl_status bicl_ref_glu(bicl_glu_act act, const bicl_glu_params *params, bicl_d
     st = bicl_glu_params_gather(bicl_glu_info((int)act), params, p, "bicl_ref_glu", false);
     if (st != BICL_SUCCESS)
         return st;
-    int round_dt = params && params->round_act_to_storage ? (int)in_dtype : BICL_DT_F32;
+    int rounding = params ? params->rounding : BICL_GLU_ROUND_F32;
+    st = bicl_glu_rounding_check(act, rounding, "bicl_ref_glu");
+    if (st != BICL_SUCCESS)
+        return st;
+    int round_dt = bicl_glu_round_dt(rounding, in_dtype);
     for (size_t i = 0; i < n; ++i) {
         float g = bicl_ref_load(in_dtype, gate, i), u = bicl_ref_load(in_dtype, up, i);
         bicl_ref_store(y_dtype, y, i, bicl_op_glu((int)act, g, u, p[0], p[1], round_dt));

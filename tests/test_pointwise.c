@@ -3,6 +3,7 @@
  * offsets 0..7 and sizes 1..67 plus a large one; broadcasting, the fused GLU layouts,
  * mask forms, NaN/inf/signed-zero semantics pinned by known answers; bad inputs. */
 #include "common.h"
+#include "bicl_math_glu_f32.h" /* the paths of the single-rounding gated units */
 
 #include <math.h>
 #include <pthread.h>
@@ -39,7 +40,7 @@ static bicl_glu_params glu_p(const op_case *c)
     bicl_glu_params p = {0};
     const bicl_op_info *info = bicl_glu_info(c->code);
     bicl_glu_params_set(info, info->example, &p);
-    p.round_act_to_storage = c->flag;
+    p.rounding = c->flag; /* a bicl_glu_rounding */
     return p;
 }
 
@@ -136,10 +137,16 @@ static size_t all_cases(op_case *cs, size_t max)
             }
             for (int act = 0; act < BICL_GLU_COUNT_; ++act) {
                 const bicl_op_info *info = bicl_glu_info(act);
-                for (int r = 0; r < (info->order == BICL_GLU_ORDER_WHOLE ? 1 : 2); ++r) {
+                /* every rounding mode (bicl_glu_rounding) the activation takes: WHOLE ones
+                 * do not round an activation to storage, GEGLU has no single rounding */
+                for (int r = 0; r <= BICL_GLU_ROUND_ONCE; ++r) {
+                    if ((r == BICL_GLU_ROUND_ACT_TO_STORAGE &&
+                         info->order == BICL_GLU_ORDER_WHOLE) ||
+                        (r == BICL_GLU_ROUND_ONCE && act == BICL_GLU_GEGLU))
+                        continue;
+                    static const char *const rname[] = {"", " round", " once"};
                     op_case c = {"", 2, 1, {fdt[a], fdt[a]}, {fdt[b]}, K_GLU, act, 0, 0, r};
-                    snprintf(c.name, sizeof c.name, "%s%s %s->%s", info->name, r ? " round" : "",
-                             an, bn);
+                    snprintf(c.name, sizeof c.name, "%s%s %s->%s", info->name, rname[r], an, bn);
                     ADD(c);
                 }
             }
@@ -529,6 +536,80 @@ static void known_answers(void **state)
     assert_int_equal(bits_f(out), bits_f(ref_out));
 }
 
+/* BICL_GLU_ROUND_ONCE: act(gate) * up correctly rounded once. Known answers where HF's
+ * two roundings give another float (checked with mpmath at 300 bits: silu(0.501f) 1.7f =
+ * 0x1.0f89deb4...p-1, gelu_tanh(0.506f) 1.7f = 0x1.3172e79c...p-1), on the host reference
+ * and the device, so a mode that silently fell back to two roundings fails here; an
+ * infinite up, where the modes differ in kind; and the double, float-pair and integer
+ * paths of the host's math agreeing bit for bit on a sample. */
+static void glu_rounding_once(void **state)
+{
+    test_env *env = *state;
+    static const struct {
+        bicl_glu_act act;
+        float g, u;
+        uint32_t once, hf;
+    } k[] = {
+        {BICL_GLU_SWIGLU, 0.501f, 1.7f, 0x3f07c4efu, 0x3f07c4f0u},
+        {BICL_GLU_MUL_AND_SILU, 0.501f, 1.7f, 0x3f07c4efu, 0x3f07c4f0u},
+        {BICL_GLU_GEGLU_TANH, 0.506f, 1.7f, 0x3f18b974u, 0x3f18b973u},
+        /* silu(-300) is a negative real below 2^-150: times inf it is -inf, while its
+         * f32 rounding is -0 and -0 inf the canonical NaN */
+        {BICL_GLU_SWIGLU, -300.0f, INFINITY, 0xff800000u, 0x7fc00000u},
+        {BICL_GLU_GEGLU_TANH, -20.0f, -INFINITY, 0x7f800000u, 0x7fc00000u},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
+        for (int mode = 0; mode <= BICL_GLU_ROUND_ONCE; mode += BICL_GLU_ROUND_ONCE) {
+            bicl_glu_params p = {.rounding = mode};
+            uint32_t want = mode == BICL_GLU_ROUND_ONCE ? k[i].once : k[i].hf;
+            float out, dev;
+            assert_int_equal(
+                bicl_ref_glu(k[i].act, &p, BICL_F32, &k[i].g, &k[i].u, BICL_F32, &out, 1),
+                BICL_SUCCESS);
+            if (bits_f(out) != want)
+                fail_msg("case %zu mode %d: reference %08x, want %08x", i, mode, bits_f(out), want);
+            test_buf bg = test_buf_new(env, 4, 1, &k[i].g), bu = test_buf_new(env, 4, 1, &k[i].u),
+                     by = test_buf_new(env, 4, 1, NULL);
+            size_t one = 1;
+            bicl_tensor g = test_view(&bg, BICL_F32, 0, 1, &one),
+                        u = test_view(&bu, BICL_F32, 0, 1, &one),
+                        y = test_view(&by, BICL_F32, 0, 1, &one);
+            assert_int_equal(
+                bicl_glu(env->ctx, env->queue, k[i].act, &p, &g, &u, &y, 0, NULL, NULL),
+                BICL_SUCCESS);
+            test_buf_read(env, &by, &dev);
+            if (bits_f(dev) != want)
+                fail_msg("case %zu mode %d: device %08x, want %08x", i, mode, bits_f(dev), want);
+            test_buf_free(&bg);
+            test_buf_free(&bu);
+            test_buf_free(&by);
+        }
+    /* GEGLU has no single-rounding form: refused by the reference too */
+    bicl_glu_params once = {.rounding = BICL_GLU_ROUND_ONCE}, bad = {.rounding = 7};
+    float g1 = 1.0f, u1 = 1.0f, y1 = 0.0f;
+    assert_int_equal(bicl_ref_glu(BICL_GLU_GEGLU, &once, BICL_F32, &g1, &u1, BICL_F32, &y1, 1),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_ref_glu(BICL_GLU_SWIGLU, &bad, BICL_F32, &g1, &u1, BICL_F32, &y1, 1),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_true(y1 == 0.0f);
+    /* the paths: bit patterns of both operands, and gates in [-25, 25] */
+    uint64_t seed = 17;
+    for (int i = 0; i < (1 << 18); ++i) {
+        uint64_t r = test_rand(&seed);
+        float g = i & 1 ? f_bits((uint32_t)r) : (float)((double)(r >> 11) * 0x1p-53 * 50.0 - 25.0);
+        float u = f_bits((uint32_t)(r >> 32));
+        float a = 0x1.b3b646p+0f * (float)(i % 7), lim = i % 3 ? 7.0f : 1e30f;
+        uint32_t d1 = bits_f(bicl_swiglu1_dbl(g, u)), d2 = bits_f(bicl_geglu_tanh1_dbl(g, u));
+        uint32_t d3 = bits_f(bicl_swiglu_oss_dbl(g, u, a, lim));
+        if (bits_f(bicl_swiglu1_pair(g, u)) != d1 || bits_f(bicl_swiglu1_int(g, u)) != d1 ||
+            bits_f(bicl_geglu_tanh1_pair(g, u)) != d2 || bits_f(bicl_geglu_tanh1_int(g, u)) != d2 ||
+            bits_f(bicl_swiglu_oss_pair(g, u, a, lim)) != d3 ||
+            bits_f(bicl_swiglu_oss_int(g, u, a, lim)) != d3)
+            fail_msg("paths differ at g = %a, u = %a (alpha %a, limit %a)", (double)g, (double)u,
+                     (double)a, (double)lim);
+    }
+}
+
 /* ---------------------------------------------------- broadcast and layouts */
 
 static void broadcast_bias_scale_and_fused_glu(void **state)
@@ -617,6 +698,9 @@ static void broadcast_bias_scale_and_fused_glu(void **state)
 static bool has_table(const op_case *c)
 {
     if (c->in[0] != BICL_F16 && c->in[0] != BICL_BF16)
+        return false;
+    /* the single-rounding mode never reads a table of rounded activations (src/pointwise.c) */
+    if (c->kind == K_GLU && c->flag == BICL_GLU_ROUND_ONCE)
         return false;
     const bicl_op_info *info = c->kind == K_UNARY ? bicl_unary_info(c->code)
                                : c->kind == K_GLU ? bicl_glu_info(c->code)
@@ -1017,13 +1101,17 @@ static void bad_inputs_write_nothing(void **state)
     x_wide.shape[1] = 7; /* odd last dim for the fused GLU */
     bicl_tensor y_row = y;
     y_row.shape[0] = 3;
+    bicl_tensor y_half = y; /* [4, 4]: bicl_glu_fused's output for x [4, 8] */
+    y_half.shape[1] = C / 2;
+    y_half.stride[0] = C / 2;
     unsigned char before[32 * 4 + 2 * CANARY_BYTES], after[sizeof before];
     test_buf_read_all(env, &by, before);
     bicl_context *c = env->ctx;
     cl_command_queue q = env->queue;
     bicl_unary_params bad_cap = {.softcap = 0.0f}, nan_cap = {.softcap = NAN};
     bicl_glu_params bad_limit = {.alpha = 1.702f, .limit = -1.0f},
-                    bad_round = {.round_act_to_storage = 2},
+                    bad_round = {.round_act_to_storage = 3}, bad_rounding = {.rounding = -1},
+                    once = {.rounding = BICL_GLU_ROUND_ONCE},
                     inf_threshold = {.threshold = INFINITY};
     bicl_unary_params nan_eps = {.alpha_p = 0.8f, .alpha_n = 0.8f, .beta = 0.5f, .eps = NAN};
     struct {
@@ -1065,7 +1153,15 @@ static void bad_inputs_write_nothing(void **state)
         {"fatrelu threshold inf",
          bicl_glu(c, q, BICL_GLU_FATRELU, &inf_threshold, &x, &x, &y, 0, NULL, NULL),
          BICL_ERR_INVALID_PARAMETER},
-        {"round flag 2", bicl_glu(c, q, BICL_GLU_SWIGLU, &bad_round, &x, &x, &y, 0, NULL, NULL),
+        {"round flag 3", bicl_glu(c, q, BICL_GLU_SWIGLU, &bad_round, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"rounding -1", bicl_glu(c, q, BICL_GLU_SWIGLU, &bad_rounding, &x, &x, &y, 0, NULL, NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"fused rounding 3",
+         bicl_glu_fused(c, q, BICL_GLU_SWIGLU, &bad_round, BICL_GLU_HALVES, &x, &y_half, 0, NULL,
+                        NULL),
+         BICL_ERR_INVALID_PARAMETER},
+        {"geglu once", bicl_glu(c, q, BICL_GLU_GEGLU, &once, &x, &x, &y, 0, NULL, NULL),
          BICL_ERR_INVALID_PARAMETER},
         {"fused glu odd width",
          bicl_glu_fused(c, q, BICL_GLU_SWIGLU, NULL, BICL_GLU_HALVES, &x_wide, &y, 0, NULL, NULL),
@@ -1101,6 +1197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(special_value_semantics),
         cmocka_unit_test(known_answers),
+        cmocka_unit_test(glu_rounding_once),
         cmocka_unit_test(broadcast_bias_scale_and_fused_glu),
         cmocka_unit_test(bad_inputs_write_nothing),
         cmocka_unit_test(every_op_matches_reference),

@@ -27,7 +27,7 @@
  * Build: cc -std=c11 -O2 -ffp-contract=off [-mfma] -Icl
  *        tools/bicl_accuracy.c -lmpfr -lgmp -lm -lpthread */
 #define _POSIX_C_SOURCE 200809L
-#include "bicl_math_f32.h"
+#include "bicl_math_glu_f32.h"
 #include "bicl_ops.def"
 
 #include <errno.h>
@@ -293,6 +293,16 @@ static double r_swiglu(float x, const params *p)
     return ((double)u + 1.0) * (double)g * sig_d((double)p->p[1] * (double)g);
 }
 
+/* The single-rounding gated units: x is the gate, p->p[0] up. */
+static double r_swiglu1(float x, const params *p)
+{
+    return r_silu(x, p) * (double)p->p[0];
+}
+static double r_geglu_tanh1(float x, const params *p)
+{
+    return r_gelu_tanh(x, p) * (double)p->p[0];
+}
+
 /* MPFR references: r gets the exact value (to MP_PREC bits). */
 static void m_exp(mpfr_t r, float x, const params *p)
 {
@@ -398,20 +408,148 @@ static void m_softcap(mpfr_t r, float x, const params *p)
     mpfr_mul_d(r, t, c, MPFR_RNDN);
     mpfr_clear(t);
 }
+static void mul_sig_below(mpfr_t r, const mpfr_t y, const mpfr_t z);
 static void m_swiglu(mpfr_t r, float x, const params *p)
 {
     float g, u;
-    mpfr_t z, s;
+    mpfr_t z, y;
     swiglu_clamp(x, p, &g, &u);
-    mpfr_inits2(MP_PREC + 20, z, s, (mpfr_ptr)0);
+    mpfr_inits2(MP_PREC + 20, z, y, (mpfr_ptr)0);
     mpfr_set_flt(z, g, MPFR_RNDN);
-    mpfr_mul_d(z, z, (double)p->p[1], MPFR_RNDN);
-    sig_mp(s, z);
-    mpfr_mul_d(s, s, (double)g, MPFR_RNDN);
-    mpfr_mul_d(r, s, (double)u + 1.0, MPFR_RNDN);
-    mpfr_clears(z, s, (mpfr_ptr)0);
+    mpfr_mul_d(z, z, (double)p->p[1], MPFR_RNDN); /* exact */
+    mpfr_set_flt(y, u, MPFR_RNDN);
+    mpfr_add_ui(y, y, 1, MPFR_RNDN);        /* exact: u >= 2^-149 needs 150 + 24 bits */
+    mpfr_mul_d(y, y, (double)g, MPFR_RNDN); /* exact: 174 + 24 bits */
+    mul_sig_below(r, y, z);
+    mpfr_clears(z, y, (mpfr_ptr)0);
 }
 
+/* The float nearest to v, rounded once (no intermediate precision): normal range by
+ * mpfr_set at 24 bits, below 2^-126 by rint on the 2^-149 grid at v's precision. */
+static float mp_to_float_once(const mpfr_t v)
+{
+    mpfr_t t;
+    float r;
+    if (mpfr_zero_p(v)) {
+        return (float)mpfr_get_d(v, MPFR_RNDN);
+    }
+    if (cmpabs_pow2(v, -126) >= 0) {
+        mpfr_init2(t, 24);
+        mpfr_set(t, v, MPFR_RNDN);
+        r = cmpabs_pow2(t, 128) >= 0 ? (mpfr_sgn(t) > 0 ? INFINITY : -INFINITY)
+                                     : mpfr_get_flt(t, MPFR_RNDN);
+    } else {
+        mpfr_init2(t, mpfr_get_prec(v));
+        mpfr_mul_2si(t, v, 149, MPFR_RNDN); /* exact */
+        mpfr_rint(t, t, MPFR_RNDN);
+        r = (float)ldexp(mpfr_get_d(t, MPFR_RNDN), -149);
+        if (r == 0.0f && mpfr_sgn(v) < 0) {
+            r = -0.0f;
+        }
+    }
+    mpfr_clear(t);
+    return r;
+}
+
+/* sigmoid(z) bounded below (lo) and above (hi) at precision p, z != 0 or z = 0
+ * (exactly 1/2). sigmoid(z) = 1/(1 + e^-z) = e^z/(1 + e^z) rises with e^z, so directed
+ * roundings of each step give the bounds; where e^-z underflows MPFR's range for z > 0
+ * the upper bound is the float below 1 at p bits (sigmoid < 1: what matters for the
+ * rounding is only that the value lies below 1, p far exceeding y's bits). */
+static void sig_bounds(mpfr_t lo, mpfr_t hi, const mpfr_t z, mpfr_prec_t p)
+{
+    mpfr_t e, d;
+    mpfr_inits2(p, e, d, (mpfr_ptr)0);
+    if (mpfr_sgn(z) >= 0) {
+        mpfr_neg(d, z, MPFR_RNDN); /* exact: p exceeds z's 24 bits */
+        mpfr_exp(e, d, MPFR_RNDU);
+        if (mpfr_zero_p(e)) {
+            mpfr_nextabove(e);
+        }
+        mpfr_add_ui(d, e, 1, MPFR_RNDU);
+        mpfr_ui_div(lo, 1, d, MPFR_RNDD);
+        mpfr_neg(d, z, MPFR_RNDN);
+        mpfr_exp(e, d, MPFR_RNDD);
+        mpfr_add_ui(d, e, 1, MPFR_RNDD);
+        mpfr_ui_div(hi, 1, d, MPFR_RNDU);
+        if (mpfr_sgn(z) > 0 && mpfr_cmp_ui(hi, 1) >= 0) {
+            mpfr_set_ui(hi, 1, MPFR_RNDN);
+            mpfr_nextbelow(hi);
+        }
+    } else {
+        mpfr_exp(e, z, MPFR_RNDD);
+        mpfr_add_ui(d, e, 1, MPFR_RNDU);
+        mpfr_div(lo, e, d, MPFR_RNDD);
+        mpfr_exp(e, z, MPFR_RNDU);
+        mpfr_add_ui(d, e, 1, MPFR_RNDD);
+        mpfr_div(hi, e, d, MPFR_RNDU);
+    }
+    mpfr_clears(e, d, (mpfr_ptr)0);
+}
+
+/* r = y sigmoid(z) for an exact y, for the products with a free factor (the gated
+ * units): y may lie exactly on a rounding boundary of f32 (y = g up, 48 bits) while
+ * sigmoid(z) differs from 1 or 1/2 by less than any fixed precision sees, so the value
+ * is bracketed (sig_bounds, exact products) at 240, 480, ... bits until both
+ * ends round to the same float (Ziv's strategy). r gets the lower end rounded to
+ * MP_PREC bits to odd (towards zero, then the last bit set if inexact), which
+ * mp_to_float rounds to that same float (round-to-odd keeps the final rounding right
+ * with 2 or more spare bits). */
+static void mul_sig_below(mpfr_t r, const mpfr_t y, const mpfr_t z)
+{
+    mpfr_prec_t p;
+    mpfr_t slo, shi, vlo, vhi;
+    for (p = 240;; p *= 2) {
+        int inex;
+        mpfr_inits2(p, slo, shi, (mpfr_ptr)0);
+        /* products exact: the bounds' gap to 1 or 1/2 survives */
+        mpfr_inits2(p + mpfr_get_prec(y), vlo, vhi, (mpfr_ptr)0);
+        sig_bounds(slo, shi, z, p);
+        if (mpfr_sgn(y) >= 0) {
+            mpfr_mul(vlo, y, slo, MPFR_RNDD);
+            mpfr_mul(vhi, y, shi, MPFR_RNDU);
+        } else {
+            mpfr_mul(vlo, y, shi, MPFR_RNDD);
+            mpfr_mul(vhi, y, slo, MPFR_RNDU);
+        }
+        if (b_of(mp_to_float_once(vlo)) == b_of(mp_to_float_once(vhi)) || p > 8000) {
+            inex = mpfr_set(r, vlo, MPFR_RNDZ);
+            if (inex != 0 && mpfr_min_prec(r) < mpfr_get_prec(r)) {
+                if (mpfr_sgn(r) > 0) {
+                    mpfr_nextabove(r);
+                } else {
+                    mpfr_nextbelow(r);
+                }
+            }
+            mpfr_clears(slo, shi, vlo, vhi, (mpfr_ptr)0);
+            return;
+        }
+        mpfr_clears(slo, shi, vlo, vhi, (mpfr_ptr)0);
+    }
+}
+static void m_swiglu1(mpfr_t r, float x, const params *p)
+{
+    mpfr_t y, z;
+    mpfr_inits2(MP_PREC + 20, y, z, (mpfr_ptr)0);
+    mpfr_set_flt(z, x, MPFR_RNDN);
+    mpfr_mul_d(y, z, (double)p->p[0], MPFR_RNDN); /* exact */
+    mul_sig_below(r, y, z);
+    mpfr_clears(y, z, (mpfr_ptr)0);
+}
+static void m_geglu_tanh1(mpfr_t r, float x, const params *p)
+{
+    mpfr_t y, z;
+    mpfr_inits2(MP_PREC + 20, y, z, (mpfr_ptr)0);
+    mpfr_set_flt(z, x, MPFR_RNDN);
+    mpfr_pow_ui(z, z, 3, MPFR_RNDN);
+    mpfr_mul_d(z, z, (double)GT_D, MPFR_RNDN);
+    mpfr_add_d(z, z, (double)x, MPFR_RNDN);
+    mpfr_mul_d(z, z, 2.0 * (double)GT_C, MPFR_RNDN);
+    mpfr_set_flt(y, x, MPFR_RNDN);
+    mpfr_mul_d(y, y, (double)p->p[0], MPFR_RNDN); /* exact */
+    mul_sig_below(r, y, z);
+    mpfr_clears(y, z, (mpfr_ptr)0);
+}
 /* ----------------------------------------------- special-value semantics */
 /* Returns 1 and the exact expected bits when x (with p) is a special case of
  * the documented semantics; 0 when the result is a number to be measured. */
@@ -511,6 +649,25 @@ static int s_swiglu(float x, const params *p, float *w)
     return 1;
 }
 
+/* The single-rounding gated units (cl/bicl_math_glu_f32.h): NaN gate, then NaN up,
+ * quieted; a zero or infinite gate or up: the IEEE product of act(g) with up, act(g)
+ * standing for its sign (a nonzero real) for a finite nonzero gate, -0 for g = -inf. */
+static int s_glu1(float x, const params *p, float *w)
+{
+    float u = p->p[0];
+    float gs, r;
+    if (is_nan_f(x) || is_nan_f(u)) {
+        *w = quiet_f(is_nan_f(x) ? x : u);
+        return 1;
+    }
+    if (!(x == 0.0f || u == 0.0f || isinf(x) || isinf(u))) {
+        return 0;
+    }
+    gs = (isinf(x) && x < 0.0f) ? -0.0f : x;
+    r = gs * u;
+    *w = is_nan_f(r) ? f_of(CANON_NAN) : r;
+    return 1;
+}
 /* --------------------------------------------------------- op table */
 typedef float (*op_fn)(float x, const params *p);
 typedef double (*ref_d_fn)(float x, const params *p);
@@ -542,6 +699,18 @@ static float o_exp(float x, const params *p)
             30.0f, 0, 0                                                                            \
         }                                                                                          \
     }
+#define P_UP03                                                                                     \
+    {                                                                                              \
+        {                                                                                          \
+            0.3f, 0, 0                                                                             \
+        }                                                                                          \
+    }
+#define P_OSS                                                                                      \
+    {                                                                                              \
+        {                                                                                          \
+            0.3f, 1.702f, 7.0f                                                                     \
+        }                                                                                          \
+    }
 #define CR_PATHS(X)                                                                                \
     X(expf, bicl_expf, (x), "e^x", r_exp, m_exp, s_exp, P_NONE, NULL, 110.0f, NULL)                \
     X(expm1f, bicl_expm1f, (x), "e^x - 1", r_expm1, m_expm1, s_expm1, P_NONE, NULL, 20.0f, NULL)   \
@@ -557,7 +726,14 @@ static float o_exp(float x, const params *p)
     X(gelu_tanh, bicl_gelu_tanh, (x), "x/2 (1 + tanh(c(x + d x^3)))", r_gelu_tanh, m_gelu_tanh,    \
       s_gate, P_NONE, NULL, 16.0f, "gelu_tanh")                                                    \
     X(softcap, bicl_softcap, (x, p->p[0]), "cap tanh(x/cap), exhaustive: cap=30", r_softcap,       \
-      m_softcap, s_softcap, P_CAP30, gen_softcap, 300.0f, "softcap")
+      m_softcap, s_softcap, P_CAP30, gen_softcap, 300.0f, "softcap")                               \
+    X(swiglu1, bicl_swiglu1, (x, p->p[0]), "silu(g) up rounded once, exhaustive: up=0.3",          \
+      r_swiglu1, m_swiglu1, s_glu1, P_UP03, gen_up, 250.0f, NULL)                                  \
+    X(geglu_tanh1, bicl_geglu_tanh1, (x, p->p[0]), "gelu_tanh(g) up rounded once, up=0.3",         \
+      r_geglu_tanh1, m_geglu_tanh1, s_glu1, P_UP03, gen_up, 20.0f, NULL)                           \
+    X(swiglu_oss, bicl_swiglu_oss, (x, p->p[0], p->p[1], p->p[2]),                                 \
+      "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3", r_swiglu, m_swiglu,      \
+      s_swiglu, P_OSS, gen_swiglu, 80.0f, "swiglu_oai")
 
 #define CR_PATH_FNS(NAME, FN, ARGS, ...)                                                           \
     static float o_##NAME##_pair(float x, const params *p)                                         \
@@ -632,6 +808,14 @@ static float o_swiglu(float x, const params *p)
 {
     return bicl_swiglu_oss(x, p->p[0], p->p[1], p->p[2]);
 }
+static float o_swiglu1(float x, const params *p)
+{
+    return bicl_swiglu1(x, p->p[0]);
+}
+static float o_geglu_tanh1(float x, const params *p)
+{
+    return bicl_geglu_tanh1(x, p->p[0]);
+}
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -675,6 +859,13 @@ static void gen_swiglu(uint64_t *s, params *p)
         p->p[1] = f_of((uint32_t)rng_next(s));
         p->p[2] = f_of((uint32_t)rng_next(s));
     }
+}
+
+/* up of the single-rounding gated units: any bit pattern (tiny, huge, inf, NaN) or
+ * uniform in [-10, 10] */
+static void gen_up(uint64_t *s, params *p)
+{
+    p->p[0] = rng_float(s, 10.0f);
 }
 
 typedef struct {
@@ -806,7 +997,81 @@ static const op_desc OPS[] = {
      gen_swiglu,
      80.0f,
      "swiglu_oai",
-     0},
+     1},
+    /* the single-rounding gated units (BICL_GLU_ROUND_ONCE): exhaustive over the gate at
+     * fixed ups, sampled over both */
+    {"swiglu1",
+     "silu(g) up rounded once, exhaustive: up=0.3",
+     0.5,
+     o_swiglu1,
+     r_swiglu1,
+     m_swiglu1,
+     s_glu1,
+     {{0.3f, 0, 0}},
+     gen_up,
+     250.0f,
+     NULL,
+     1},
+    {"swiglu1_u1.7",
+     "silu(g) up rounded once, up=1.7",
+     0.5,
+     o_swiglu1,
+     r_swiglu1,
+     m_swiglu1,
+     s_glu1,
+     {{1.7f, 0, 0}},
+     NULL,
+     250.0f,
+     NULL,
+     1},
+    {"swiglu1_u-3.1e-3",
+     "silu(g) up rounded once, up=-3.1e-3",
+     0.5,
+     o_swiglu1,
+     r_swiglu1,
+     m_swiglu1,
+     s_glu1,
+     {{-3.1e-3f, 0, 0}},
+     NULL,
+     250.0f,
+     NULL,
+     1},
+    {"geglu_tanh1",
+     "gelu_tanh(g) up rounded once, exhaustive: up=0.3",
+     0.5,
+     o_geglu_tanh1,
+     r_geglu_tanh1,
+     m_geglu_tanh1,
+     s_glu1,
+     {{0.3f, 0, 0}},
+     gen_up,
+     20.0f,
+     NULL,
+     1},
+    {"geglu_tanh1_u1.7",
+     "gelu_tanh(g) up rounded once, up=1.7",
+     0.5,
+     o_geglu_tanh1,
+     r_geglu_tanh1,
+     m_geglu_tanh1,
+     s_glu1,
+     {{1.7f, 0, 0}},
+     NULL,
+     20.0f,
+     NULL,
+     1},
+    {"geglu_tanh1_u-3.1e-3",
+     "gelu_tanh(g) up rounded once, up=-3.1e-3",
+     0.5,
+     o_geglu_tanh1,
+     r_geglu_tanh1,
+     m_geglu_tanh1,
+     s_glu1,
+     {{-3.1e-3f, 0, 0}},
+     NULL,
+     20.0f,
+     NULL,
+     1},
 #define CR_PATH_OPS(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW)         \
     {#NAME "_pair", FORMULA ", float-pair path",                                                   \
      0.5,           o_##NAME##_pair,                                                               \
@@ -895,6 +1160,10 @@ static void check_one(const op_desc *op, float x, const params *p, int use_mpfr,
     }
     if (b_of(y) != b_of(cr)) {
         st->not_cr++;
+        if (getenv("BICL_ACCURACY_VERBOSE")) /* each result not correctly rounded */
+            fprintf(stderr, "%s: x=%a p=(%a, %a, %a) got %a, correctly rounded %a\n", op->name,
+                    (double)x, (double)p->p[0], (double)p->p[1], (double)p->p[2], (double)y,
+                    (double)cr);
         /* a wrongly signed zero is a semantic error, not an ulp one */
         if (y == 0.0f && cr == 0.0f) {
             if (st->special_fail == 0) {
@@ -1172,6 +1441,9 @@ static void fmt_params(char *buf, size_t n, const op_desc *op, const params *p)
     } else if (op->gen == gen_swiglu) {
         snprintf(buf, n, ", up=%.9g alpha=%.9g limit=%.9g", (double)p->p[0], (double)p->p[1],
                  (double)p->p[2]);
+    } else if (op->gen == gen_up || strncmp(op->name, "swiglu1", 7) == 0 ||
+               strncmp(op->name, "geglu_tanh1", 11) == 0) {
+        snprintf(buf, n, ", up=%.9g", (double)p->p[0]);
     } else {
         buf[0] = '\0';
     }

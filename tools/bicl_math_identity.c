@@ -1,7 +1,8 @@
 /* bicl_math_identity - proves that the implementations of bicl's correctly
  * rounded functions give the same bits (the float-pair and integer paths
  * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh,
- * erff, gelu_erf (CR_FNS) and softcap), and that every other
+ * erff, gelu_erf (CR_FNS), softcap, and the gated units rounded once: swiglu_oss, swiglu1,
+ * geglu_tanh1), and that every other
  * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
  * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
  * <build>/math_baseline/bicl_math_f32_v1.h); times them.
@@ -20,11 +21,13 @@
  *                  softcap(x, cap) (pair and, with --fallback, integer path
  *                  against the double one) for every x and the caps 30 and 50, and
  *                  2^24 random x for each of 24 more caps (tiny, denormal, huge,
- *                  inf, zero, NaN, negative); swiglu_oss(gate, up, 1.702, 7)
- *                  for every gate against the ups 0.3 and -1 + 2^-24 and
- *                  every up against the gates 1.5 and -1.5, 2^26 random ones
- *                  for each of 8 more ups and gates, 2^28 random pairs, and
- *                  other alpha/limit values on random and edge pairs.
+ *                  inf, zero, NaN, negative); swiglu_oss(gate, up, 1.702, 7),
+ *                  swiglu1 and geglu_tanh1 (pair and, with --fallback, integer
+ *                  path against the double one) for every gate against the ups
+ *                  0.3 and -1 + 2^-24 and every up against the gates 1.5 and -1.5,
+ *                  2^26 random ones for each of 8 more ups and gates, 2^28 random
+ *                  pairs, and (swiglu_oss) other alpha/limit values on random and
+ *                  edge pairs.
  *                  26 minutes on 2 shared cores when built with
  *                  -march=native (hardware fma: the same correctly rounded
  *                  results as libm's fmaf, which the portable build calls,
@@ -44,7 +47,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bicl_math_f32.h"
+#include "bicl_math_glu_f32.h"
 #include "bicl_math_f32_v1.h"
 
 typedef float (*fn1)(float);
@@ -212,7 +215,9 @@ static const uint32_t k_edges[] = {
 #define N_EDGES ((int)(sizeof k_edges / sizeof k_edges[0]))
 
 /* FAM_SOFTCAP, FAM_SOFTCAP_INT: softcap's float-pair / integer path against its double one
- * (it is correctly rounded); the swiglu families: the header against the baseline. */
+ * (it is correctly rounded); the swiglu families (how the gate and up are swept): the
+ * float-pair or integer path (g_glu_path) of a gated unit rounded once (g_glu_fn:
+ * swiglu_oss, swiglu1, geglu_tanh1; math version 6) against its double one. */
 typedef enum {
     FAM_SOFTCAP,
     FAM_SOFTCAP_INT,
@@ -235,6 +240,29 @@ typedef struct {
     const char *name;
 } job2;
 
+/* The gated unit and path the swiglu families check (set before each sweep). */
+enum { GLU_OSS, GLU_SWIGLU1, GLU_GEGLU_TANH1 };
+static int g_glu_fn = GLU_OSS;
+static int g_glu_path = 0; /* 0: float pair, 1: integer */
+
+static uint32_t glu_path_bits(int fn, int path, float x, float y, float alpha, float limit)
+{
+    float r;
+    if (fn == GLU_SWIGLU1)
+        r = path < 0 ? bicl_swiglu1_dbl(x, y)
+            : path   ? bicl_swiglu1_int(x, y)
+                     : bicl_swiglu1_pair(x, y);
+    else if (fn == GLU_GEGLU_TANH1)
+        r = path < 0 ? bicl_geglu_tanh1_dbl(x, y)
+            : path   ? bicl_geglu_tanh1_int(x, y)
+                     : bicl_geglu_tanh1_pair(x, y);
+    else
+        r = path < 0 ? bicl_swiglu_oss_dbl(x, y, alpha, limit)
+            : path   ? bicl_swiglu_oss_int(x, y, alpha, limit)
+                     : bicl_swiglu_oss_pair(x, y, alpha, limit);
+    return bicl_f32_as_u32(r);
+}
+
 static void check2(const job2 *j, uint32_t b, uint32_t c)
 {
     float x = bicl_u32_as_f32(b);
@@ -252,8 +280,8 @@ static void check2(const job2 *j, uint32_t b, uint32_t c)
         o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
         break;
     default:
-        a = bicl_f32_as_u32(bicl_swiglu_oss(x, y, j->alpha, j->limit));
-        o = bicl_f32_as_u32(bicl_v1_swiglu_oss(x, y, j->alpha, j->limit));
+        a = glu_path_bits(g_glu_fn, g_glu_path, x, y, j->alpha, j->limit);
+        o = glu_path_bits(g_glu_fn, -1, x, y, j->alpha, j->limit);
         break;
     }
     if (a != o) {
@@ -447,7 +475,7 @@ int main(int argc, char **argv)
     double t0 = now_s();
     tally t_softcap = {0, 0, 0};
     tally t_softcap_int = {0, 0, 0};
-    tally t_swiglu = {0, 0, 0};
+    tally t_swiglu[3][2] = {{{0, 0, 0}}};
     /* caps: the models' 30 and 50, small and large, the denormal and
      * overflow edges, negative, zero, inf and NaN */
     static const uint32_t caps_all[] = {
@@ -556,34 +584,46 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    if (name_selected("swiglu_oss")) {
-        /* 3. swiglu_oss, gpt-oss's alpha 1.702 and limit 7: every gate against
-         * the fixed ups and every up against the fixed gates (exhaustive mode;
-         * random ones otherwise), random pairs, other alpha/limit, edge pairs */
-        sweep_fixed(FAM_SWIGLU_UP, "swiglu_oss", &t_swiglu, ups, (int)(sizeof ups / sizeof ups[0]),
-                    1.702f, 7.0f, exhaustive, 1ull << 26, n2, 0x5a1ull, threads);
-        sweep_fixed(FAM_SWIGLU_GATE, "swiglu_oss", &t_swiglu, gates,
-                    (int)(sizeof gates / sizeof gates[0]), 1.702f, 7.0f, exhaustive, 1ull << 26, n2,
-                    0x6a1ull, threads);
-        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.702f, 7.0f, nr, 1, 0x7a1ull,
-               threads);
-        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1.0f, 10.0f, nr / 4, 1, 0x8a1ull,
-               threads);
-        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1,
-               0x9a1ull, threads);
-        sweep2(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, 0.0f, 1e30f, 3e38f, nr / 4, 1, 0xaa1ull,
-               threads);
-        {
-            static const float alphas[] = {1.702f, 1.0f, 0.5f, 1e-30f, 1e30f, 0.0f, -1.0f};
-            static const float limits[] = {7.0f, 1.0f, 1e-40f, 3e38f, 0.0f, -1.0f};
-            for (size_t al = 0; al < sizeof alphas / sizeof alphas[0]; al++)
-                for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++)
-                    check_edge_pairs(FAM_SWIGLU_RANDOM, "swiglu_oss", &t_swiglu, alphas[al],
-                                     limits[li]);
+    for (int fn = GLU_OSS; fn <= GLU_GEGLU_TANH1; fn++) {
+        for (int path = 0; path < (g_fallback ? 2 : 1); path++) {
+            /* 3. the gated units rounded once, each path against the double one: every gate
+             * against the fixed ups and every up against the fixed gates (exhaustive mode;
+             * random ones otherwise), random pairs; swiglu_oss with gpt-oss's alpha 1.702
+             * and limit 7, and other alpha/limit on random and edge pairs */
+            static const char *const names[3][2] = {
+                {"swiglu_oss pair=dbl", "swiglu_oss int=dbl"},
+                {"swiglu1 pair=dbl", "swiglu1 int=dbl"},
+                {"geglu_tanh1 pair=dbl", "geglu_tanh1 int=dbl"}};
+            const char *name = names[fn][path];
+            tally *t = &t_swiglu[fn][path];
+            if (!name_selected(name))
+                continue;
+            g_glu_fn = fn;
+            g_glu_path = path;
+            sweep_fixed(FAM_SWIGLU_UP, name, t, ups, (int)(sizeof ups / sizeof ups[0]), 1.702f,
+                        7.0f, exhaustive, 1ull << 26, n2, 0x5a1ull, threads);
+            sweep_fixed(FAM_SWIGLU_GATE, name, t, gates, (int)(sizeof gates / sizeof gates[0]),
+                        1.702f, 7.0f, exhaustive, 1ull << 26, n2, 0x6a1ull, threads);
+            sweep2(FAM_SWIGLU_RANDOM, name, t, 0.0f, 1.702f, 7.0f, nr, 1, 0x7a1ull, threads);
+            if (fn == GLU_OSS) {
+                static const float alphas[] = {1.702f, 1.0f, 0.5f, 1e-30f, 1e30f, 0.0f, -1.0f};
+                static const float limits[] = {7.0f, 1.0f, 1e-40f, 3e38f, 0.0f, -1.0f};
+                sweep2(FAM_SWIGLU_RANDOM, name, t, 0.0f, 1.0f, 10.0f, nr / 4, 1, 0x8a1ull, threads);
+                sweep2(FAM_SWIGLU_RANDOM, name, t, 0.0f, 0x1p-100f, 1e30f, nr / 4, 1, 0x9a1ull,
+                       threads);
+                sweep2(FAM_SWIGLU_RANDOM, name, t, 0.0f, 1e30f, 3e38f, nr / 4, 1, 0xaa1ull,
+                       threads);
+                for (size_t al = 0; al < sizeof alphas / sizeof alphas[0]; al++)
+                    for (size_t li = 0; li < sizeof limits / sizeof limits[0]; li++)
+                        check_edge_pairs(FAM_SWIGLU_RANDOM, name, t, alphas[al], limits[li]);
+            } else {
+                check_edge_pairs(FAM_SWIGLU_RANDOM, name, t, 0.0f, 0.0f);
+            }
+            printf("%-20s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", name, t->checked,
+                   t->mismatches);
+            total_mis += t->mismatches;
+            fflush(stdout);
         }
-        printf("%-11s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", "swiglu_oss",
-               t_swiglu.checked, t_swiglu.mismatches);
-        total_mis += t_swiglu.mismatches;
     }
 
     printf("%s: %" PRIu64 " mismatches in total, %.1f s\n", exhaustive ? "exhaustive" : "sampled",

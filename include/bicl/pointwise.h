@@ -73,22 +73,49 @@ typedef enum bicl_glu_act {
     BICL_GLU_COUNT_ = 7
 } bicl_glu_act;
 
+/* How a gated unit rounds (bicl_glu_params.rounding). Every mode ends with one rounding
+ * of the f32 result to y's dtype. */
+typedef enum bicl_glu_rounding {
+    /* HF's and vLLM's order, the default: a = act(gate) rounded to f32, then a * up
+     * rounded to f32 (two roundings; docs/accuracy.md bounds the error at 2 steps). */
+    BICL_GLU_ROUND_F32 = 0,
+    /* As BICL_GLU_ROUND_F32 with a also rounded to gate's storage dtype (f16, bf16)
+     * before the multiply, as HF eager and vLLM do in 16-bit storage (three
+     * roundings; no effect for an f32 gate). */
+    BICL_GLU_ROUND_ACT_TO_STORAGE = 1,
+    /* act(gate) * up evaluated as one real function and correctly rounded to f32 once
+     * (math version 6): SWIGLU, GEGLU_TANH and MUL_AND_SILU; REGLU, FATRELU (exact
+     * activations) and SWIGLU_OAI (one formula, always rounded once) give the same bits
+     * as in BICL_GLU_ROUND_F32. GEGLU (erf form) has no such mode yet:
+     * BICL_ERR_INVALID_PARAMETER. Zeros, infinities and NaN as in the other modes, except
+     * that act(gate) is never rounded to 0 first: act(gate) * inf is +-inf for every
+     * finite nonzero gate (0 * inf stays the canonical NaN). */
+    BICL_GLU_ROUND_ONCE = 2
+} bicl_glu_rounding;
+
 /* Parameters of the gated units; NULL means all zero (SWIGLU_OAI and FATRELU need them:
  * BICL_ERR_NULL_POINTER). */
 typedef struct bicl_glu_params {
     float alpha; /* SWIGLU_OAI: finite (gpt-oss: 1.702) */
     float limit; /* SWIGLU_OAI: finite, > 0 (gpt-oss: 7.0) */
-    /* 1: round act(gate) to gate's storage dtype before the multiply, as HF eager and
-     * vLLM do in bf16/f16 (not used by SWIGLU_OAI, which is one formula). 0: keep the
-     * f32 activation (one rounding fewer). */
-    int round_act_to_storage;
+    /* One int, two names (the same offset and size as before the modes existed):
+     * rounding is a bicl_glu_rounding; round_act_to_storage is its older name, whose
+     * values 0 and 1 are BICL_GLU_ROUND_F32 and BICL_GLU_ROUND_ACT_TO_STORAGE. Any
+     * value other than 0, 1 and 2 is BICL_ERR_INVALID_PARAMETER, and so is
+     * BICL_GLU_ROUND_ONCE with GEGLU; nothing is enqueued then. */
+    union {
+        int rounding;
+        int round_act_to_storage;
+    };
     /* Read only by the activation that uses it (an engine built against an older, shorter
      * struct works with every activation it knows). */
     float threshold; /* FATRELU: finite */
 } bicl_glu_params;
 
 /* y = act(gate) * up: act rounded to f32 (and to gate's dtype if asked), the product
- * rounded to f32, then to y's dtype. gate and up have the same dtype and shape as y. */
+ * rounded to f32, then to y's dtype; or, with BICL_GLU_ROUND_ONCE, act(gate) * up
+ * correctly rounded to f32 once, then to y's dtype (bicl_glu_rounding). gate and up
+ * have the same dtype and shape as y. */
 BICL_API bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
                               const bicl_glu_params *params, const bicl_tensor *gate,
                               const bicl_tensor *up, const bicl_tensor *y, cl_uint n_wait,

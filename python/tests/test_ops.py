@@ -36,6 +36,31 @@ def test_glu(ctx: bicl.Context, act: str, dtype: str, round_act: bool) -> None:
     assert_bits_equal(ctx.np.glu(act, gate, up, **kw), ref.glu(act, gate, up, **kw), act)
 
 
+@pytest.mark.parametrize("act", ["swiglu", "geglu_tanh", "mul_and_silu", "reglu", "fatrelu",
+                                 "swiglu_oai"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_glu_rounding_once(ctx: bicl.Context, act: str, dtype: str) -> None:
+    gate, up = data(dtype, seed=2), data(dtype, seed=3)
+    kw = dict(alpha=1.702, limit=7.0, threshold=0.01, rounding=bicl.GluRounding.ONCE)
+    assert_bits_equal(ctx.np.glu(act, gate, up, "f32", **kw),
+                      ref.glu(act, gate, up, "f32", **kw), act)
+    assert_bits_equal(ctx.np.glu(act, gate, up, **kw), ref.glu(act, gate, up, **kw), act)
+
+
+def test_glu_rounding_once_known_answer_and_refusals(ctx: bicl.Context) -> None:
+    # silu(0.501f) * 1.7f = 0x1.0f89deb4...p-1 (mpmath): HF's order rounds twice to 0x3f07c4f0
+    g, u = np.array([0.501], np.float32), np.array([1.7], np.float32)
+    once = ctx.np.glu("swiglu", g, u, rounding="once")
+    assert once.view(np.uint32)[0] == 0x3F07C4EF
+    assert ref.glu("swiglu", g, u).view(np.uint32)[0] == 0x3F07C4F0
+    for bad in (3, -1):
+        with pytest.raises(bicl.BiclError) as e:
+            ctx.np.glu("swiglu", g, u, rounding=bad)
+        assert e.value.status == bicl.Status.ERR_INVALID_PARAMETER
+    with pytest.raises(bicl.BiclError):
+        ref.glu("geglu", g, u, rounding="once")
+
+
 @pytest.mark.parametrize("layout", ["halves", "interleaved"])
 def test_glu_fused(ctx: bicl.Context, layout: str) -> None:
     x = data("bf16", (5, 64))

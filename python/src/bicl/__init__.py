@@ -18,8 +18,8 @@ the C headers at build time.
 from __future__ import annotations
 
 from . import reference
-from ._enums import (MAX_RANK, VERSION_STRING, BinaryOp, Dtype, GluAct, GluLayout, Option,
-                     RopeAngleMode, RopeSource, RopeStyle, RopeType, Status, UnaryOp)
+from ._enums import (MAX_RANK, VERSION_STRING, BinaryOp, Dtype, GluAct, GluLayout, GluRounding,
+                     Option, RopeAngleMode, RopeSource, RopeStyle, RopeType, Status, UnaryOp)
 from ._lib import BiclError, library_path
 from ._tools import check, golden_path, tool_path
 from .context import (Context, Device, DeviceArray, Event, View, check_build_options, devices,
@@ -29,7 +29,7 @@ from .rope import RopeConfig, RopePlan, hf_layer_type, hf_layer_types
 __version__ = VERSION_STRING
 
 __all__ = ["BiclError", "BinaryOp", "Context", "Device", "DeviceArray", "Dtype", "Event",
-           "GluAct", "GluLayout", "MAX_RANK", "Option", "RopeAngleMode", "RopeConfig",
+           "GluAct", "GluLayout", "GluRounding", "MAX_RANK", "Option", "RopeAngleMode", "RopeConfig",
            "RopePlan", "RopeSource", "RopeStyle", "RopeType", "Status", "UnaryOp", "View",
            "check", "check_build_options", "devices", "golden_path", "hf_layer_type",
            "hf_layer_types", "library_path",

@@ -62,3 +62,15 @@ def enum_arg(cls: Type[E], value: Any) -> E:
         except KeyError:
             raise ValueError(f"{value!r} is not one of {', '.join(m.name.lower() for m in cls)}") from None
     return cls(value)
+
+
+def glu_rounding(rounding: Any, round_act_to_storage: bool) -> int:
+    """bicl_glu_params.rounding: a GluRounding (member, value or name: "once"), else the
+    older flag round_act_to_storage (0 or 1). An unknown value is passed on, so the
+    library refuses it (BICL_ERR_INVALID_PARAMETER) as it refuses it from C."""
+    if rounding is None:
+        return 1 if round_act_to_storage else 0
+    if isinstance(rounding, str):
+        from ._enums import GluRounding
+        return int(enum_arg(GluRounding, rounding))
+    return int(rounding)

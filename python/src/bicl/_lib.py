@@ -95,7 +95,8 @@ class UnaryParamsC(Structure):
 class GluParamsC(Structure):
     """bicl_glu_params."""
 
-    _fields_ = [("alpha", c_float), ("limit", c_float), ("round_act_to_storage", c_int),
+    # rounding: a bicl_glu_rounding, the int the C header also names round_act_to_storage
+    _fields_ = [("alpha", c_float), ("limit", c_float), ("rounding", c_int),
                 ("threshold", c_float)]
 
 

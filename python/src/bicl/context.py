@@ -19,8 +19,9 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Uni
 import numpy as np
 
 from . import _cl
-from ._dtypes import DtypeLike, enum_arg, numpy_dtype, to_dtype
-from ._enums import MAX_RANK, BinaryOp, Dtype, GluAct, GluLayout, Option, RopeSource, UnaryOp
+from ._dtypes import DtypeLike, enum_arg, glu_rounding, numpy_dtype, to_dtype
+from ._enums import (MAX_RANK, BinaryOp, Dtype, GluAct, GluLayout, GluRounding, Option,
+                     RopeSource, UnaryOp)
 from ._lib import CacheStatsC, GluParamsC, TensorC, UnaryParamsC, VariantC, lib
 
 __all__ = ["Context", "DeviceArray", "Event", "View", "register_converter", "devices",
@@ -455,20 +456,25 @@ class Context:
 
     def glu(self, act: Union[GluAct, str], gate: Any, up: Any, y: Any, *, alpha: float = 0.0,
             limit: float = 0.0, round_act_to_storage: bool = False, threshold: float = 0.0,
-            queue: Any = None, wait: Iterable[Any] = (),
-            event: bool = False) -> Optional[Event]:
-        """y = act(gate) * up (bicl_glu)."""
-        params = GluParamsC(alpha, limit, int(round_act_to_storage), threshold)
+            rounding: Union[GluRounding, str, int, None] = None, queue: Any = None,
+            wait: Iterable[Any] = (), event: bool = False) -> Optional[Event]:
+        """y = act(gate) * up (bicl_glu). rounding: a GluRounding ("f32", the default;
+        "act_to_storage", as round_act_to_storage=True; "once": act(gate) * up correctly
+        rounded once)."""
+        params = GluParamsC(alpha, limit, glu_rounding(rounding, round_act_to_storage),
+                            threshold)
         return self._run("bicl_glu", [enum_arg(GluAct, act), byref(params), self.view_of(gate),
                                       self.view_of(up), self.view_of(y)], queue, wait, event)
 
     def glu_fused(self, act: Union[GluAct, str], x: Any, y: Any, *,
                   layout: Union[GluLayout, str] = GluLayout.HALVES, alpha: float = 0.0,
                   limit: float = 0.0, round_act_to_storage: bool = False, threshold: float = 0.0,
-                  queue: Any = None, wait: Iterable[Any] = (),
-                  event: bool = False) -> Optional[Event]:
-        """bicl_glu on gate and up taken from one x [..., 2F] (bicl_glu_fused)."""
-        params = GluParamsC(alpha, limit, int(round_act_to_storage), threshold)
+                  rounding: Union[GluRounding, str, int, None] = None, queue: Any = None,
+                  wait: Iterable[Any] = (), event: bool = False) -> Optional[Event]:
+        """bicl_glu on gate and up taken from one x [..., 2F] (bicl_glu_fused); rounding as
+        for glu."""
+        params = GluParamsC(alpha, limit, glu_rounding(rounding, round_act_to_storage),
+                            threshold)
         return self._run("bicl_glu_fused", [enum_arg(GluAct, act), byref(params),
                                             enum_arg(GluLayout, layout), self.view_of(x),
                                             self.view_of(y)], queue, wait, event)

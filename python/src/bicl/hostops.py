@@ -52,22 +52,26 @@ class HostOps:
 
     def glu(self, act: Union[GluAct, str], gate: np.ndarray, up: np.ndarray,
             out_dtype: Optional[DtypeLike] = None, *, alpha: float = 0.0, limit: float = 0.0,
-            round_act_to_storage: bool = False) -> np.ndarray:
-        """bicl_glu."""
+            round_act_to_storage: bool = False, threshold: float = 0.0,
+            rounding: Any = None) -> np.ndarray:
+        """bicl_glu (rounding: a GluRounding, as Context.glu's)."""
         y = self._out(np.shape(gate), _dt(out_dtype, gate))
         self.ctx.glu(act, self._up(gate), self._up(up), y, alpha=alpha, limit=limit,
-                     round_act_to_storage=round_act_to_storage)
+                     round_act_to_storage=round_act_to_storage, threshold=threshold,
+                     rounding=rounding)
         return y.to_numpy()
 
     def glu_fused(self, act: Union[GluAct, str], x: np.ndarray,
                   out_dtype: Optional[DtypeLike] = None, *,
                   layout: Union[GluLayout, str] = GluLayout.HALVES, alpha: float = 0.0,
-                  limit: float = 0.0, round_act_to_storage: bool = False) -> np.ndarray:
+                  limit: float = 0.0, round_act_to_storage: bool = False,
+                  rounding: Any = None) -> np.ndarray:
         """bicl_glu_fused: x [..., 2F] -> [..., F]."""
         shape = np.shape(x)[:-1] + (np.shape(x)[-1] // 2,)
         y = self._out(shape, _dt(out_dtype, x))
         self.ctx.glu_fused(act, self._up(x), y, layout=enum_arg(GluLayout, layout), alpha=alpha,
-                           limit=limit, round_act_to_storage=round_act_to_storage)
+                           limit=limit, round_act_to_storage=round_act_to_storage,
+                           rounding=rounding)
         return y.to_numpy()
 
     def binary(self, op: Union[BinaryOp, str], a: np.ndarray, b: np.ndarray,

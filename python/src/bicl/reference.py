@@ -13,8 +13,8 @@ from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-from ._dtypes import DtypeLike, dtype_of_array, enum_arg, numpy_dtype, to_dtype
-from ._enums import BinaryOp, Dtype, GluAct, GluLayout, RopeSource, Status, UnaryOp
+from ._dtypes import DtypeLike, dtype_of_array, enum_arg, glu_rounding, numpy_dtype, to_dtype
+from ._enums import BinaryOp, Dtype, GluAct, GluLayout, GluRounding, RopeSource, Status, UnaryOp
 from ._lib import BiclError, GluParamsC, UnaryParamsC, lib
 
 __all__ = ["cast", "unary", "glu", "glu_fused", "binary", "axpby", "residual_add", "scale",
@@ -67,15 +67,16 @@ def unary(op: Union[UnaryOp, str], x: np.ndarray, out_dtype: Optional[DtypeLike]
 
 def glu(act: Union[GluAct, str], gate: np.ndarray, up: np.ndarray,
         out_dtype: Optional[DtypeLike] = None, *, alpha: float = 0.0, limit: float = 0.0,
-        round_act_to_storage: bool = False, threshold: float = 0.0) -> np.ndarray:
-    """bicl_ref_glu (gate and up of one dtype and shape)."""
+        round_act_to_storage: bool = False, threshold: float = 0.0,
+        rounding: Union[GluRounding, str, int, None] = None) -> np.ndarray:
+    """bicl_ref_glu (gate and up of one dtype and shape); rounding as Context.glu's."""
     g, gd = prepare(gate)
     u, ud = prepare(up)
     if gd != ud or g.shape != u.shape:
         raise ValueError("gate and up must have one dtype and shape")
     yd = _out_dtype(out_dtype, gd)
     y = out_of(g.shape, yd)
-    params = GluParamsC(alpha, limit, int(round_act_to_storage), threshold)
+    params = GluParamsC(alpha, limit, glu_rounding(rounding, round_act_to_storage), threshold)
     lib().bicl_ref_glu(enum_arg(GluAct, act), byref(params), gd, _p(g), _p(u), yd, _p(y), g.size)
     return y
 
@@ -83,7 +84,8 @@ def glu(act: Union[GluAct, str], gate: np.ndarray, up: np.ndarray,
 def glu_fused(act: Union[GluAct, str], x: np.ndarray, out_dtype: Optional[DtypeLike] = None, *,
               layout: Union[GluLayout, str] = GluLayout.HALVES, alpha: float = 0.0,
               limit: float = 0.0, round_act_to_storage: bool = False,
-              threshold: float = 0.0) -> np.ndarray:
+              threshold: float = 0.0,
+              rounding: Union[GluRounding, str, int, None] = None) -> np.ndarray:
     """bicl_glu_fused's reference: gate and up split from x [..., 2F], then glu (an up-first
     activation, mul_and_silu, holds up first: cl/bicl_ops.def's ORDER UP)."""
     x = np.asarray(x)
@@ -95,7 +97,7 @@ def glu_fused(act: Union[GluAct, str], x: np.ndarray, out_dtype: Optional[DtypeL
     if enum_arg(GluAct, act) == GluAct.MUL_AND_SILU:
         gate, up = up, gate
     return glu(act, gate, up, out_dtype, alpha=alpha, limit=limit,
-               round_act_to_storage=round_act_to_storage, threshold=threshold)
+               round_act_to_storage=round_act_to_storage, threshold=threshold, rounding=rounding)
 
 
 def binary(op: Union[BinaryOp, str], a: np.ndarray, b: np.ndarray,
