@@ -91,8 +91,8 @@ BICL_FN float2 mrope_cos_sin(int p, uint i, uint half_r, uint flags, global cons
                     worst = min(worst, p3[a]);                                                     \
                 }                                                                                  \
             if (!ok && hb_ == 0 && i == 0) {                                                       \
+                atomic_min(&err[1], worst); /* before the count: see rope_errors_take */           \
                 atomic_inc(&err[0]);                                                               \
-                atomic_min(&err[1], worst);                                                        \
             }                                                                                      \
             float2 cs = (float2)(0.0f, 0.0f);                                                      \
             if (i < half_r && ok)                                                                  \

@@ -137,8 +137,8 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
             int p = pos[pos_off + b * pos_sb + s * pos_ss];                                        \
             bool ok = p >= 0 && p <= limit;                                                        \
             if (!ok && hb_ == 0 && g == 0) {                                                       \
+                atomic_min(&err[1], p); /* before the count: see rope_errors_take */               \
                 atomic_inc(&err[0]);                                                               \
-                atomic_min(&err[1], p);                                                            \
             }                                                                                      \
             /* Rotary: pairs i0 .. i0 + VW, whole (see the top of the file). */                    \
             uint i0 = g * VW;                                                                      \
@@ -259,6 +259,20 @@ kernel void positions_packed(global const int *cu, ulong cu_off, ulong cu_st, ui
             p = (v >= 0 && v <= 2147483647L) ? (int)v : -1;
         }
         out[out_off + t * out_st] = p;
+    }
+}
+
+/* Takes the error counters of a plan (err[0] count, err[1] smallest bad position) into
+ * err[2], err[3] and resets them in the same atomic operations, so an apply that runs
+ * concurrently (an out-of-order queue, another queue) is counted by this take or by the
+ * next, never lost between a read and a reset. The count is taken first and the
+ * appliers lower the position before they count, so a taken count never lacks its
+ * position. */
+kernel void rope_errors_take(global int *err)
+{
+    if (get_global_id(0) == 0) {
+        err[2] = atomic_xchg(&err[0], 0);
+        err[3] = atomic_xchg(&err[1], INT_MAX);
     }
 }
 

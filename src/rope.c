@@ -336,7 +336,7 @@ static bicl_status plan_upload(bicl_rope_plan *p)
     free(bits);
     if (st == BICL_SUCCESS)
         st = upload(p->ctx, p->inv_f, half * sizeof(float), &p->inv_f_mem);
-    int err_init[2] = {0, INT_MAX};
+    int err_init[4] = {0, INT_MAX, 0, INT_MAX}; /* counters, then rope_errors_take's copy */
     if (st == BICL_SUCCESS)
         st = upload(p->ctx, err_init, sizeof err_init, &p->err_mem);
     if (st != BICL_SUCCESS)
@@ -831,16 +831,24 @@ bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rop
     cl_int err = clEnqueueBarrierWithWaitList(queue, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clEnqueueBarrierWithWaitList (rope errors)");
+    /* Take and reset in one kernel (atomic exchanges), then read what it took: a read
+     * and a separate reset would lose the counts of an apply that ran between them. */
+    bicl_kernel *k = NULL;
+    st = bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, "ROPE_BUILDERS", "rope_errors_take", &k);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_args a = {k, 0, CL_SUCCESS};
+    bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
+    cl_event taken = NULL;
+    st = bicl_args_launch(ctx, queue, &a, 1, 1, n_wait, wait, &taken);
+    if (st != BICL_SUCCESS)
+        return st;
     int e[2] = {0, INT_MAX};
-    err = clEnqueueReadBuffer(queue, plan->err_mem, CL_TRUE, 0, sizeof e, e, n_wait,
-                              n_wait ? wait : NULL, NULL);
+    err = clEnqueueReadBuffer(queue, plan->err_mem, CL_TRUE, 2 * sizeof(int), sizeof e, e, 1,
+                              &taken, NULL);
+    clReleaseEvent(taken);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clEnqueueReadBuffer (rope errors)");
-    int reset[2] = {0, INT_MAX};
-    err =
-        clEnqueueWriteBuffer(queue, plan->err_mem, CL_TRUE, 0, sizeof reset, reset, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return bicl_fail_cl(err, "clEnqueueWriteBuffer (rope errors)");
     if (count)
         *count = (unsigned)e[0];
     if (first_bad)

@@ -274,6 +274,10 @@ BICL_API bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue,
  * smallest bad position value seen, then resets the counter. It counts the applies
  * enqueued on `queue` before this call (a barrier orders it after them, on in-order and
  * out-of-order queues alike) and those the wait list names (applies on other queues).
+ * The counter is taken and reset by atomic exchanges on the device: an apply that runs
+ * at the same time (one not ordered before this call) is counted by this call or by the
+ * next one, never lost. Calls for one plan must not overlap each other (they share the
+ * place the take is read from): make them from one thread, or order them.
  * Returns BICL_ERR_POSITION_OUT_OF_RANGE when count > 0; BICL_ERR_CONTEXT_MISMATCH for
  * a plan of another (or a freed) context. */
 BICL_API bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue,
