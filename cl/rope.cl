@@ -267,12 +267,14 @@ kernel void positions_packed(global const int *cu, ulong cu_off, ulong cu_st, ui
  * concurrently (an out-of-order queue, another queue) is counted by this take or by the
  * next, never lost between a read and a reset. The count is taken first and the
  * appliers lower the position before they count, so a taken count never lacks its
- * position. */
-kernel void rope_errors_take(global int *err)
+ * position. unread: the host did not read the last take back (a failed read), so this
+ * one adds to it. */
+kernel void rope_errors_take(global int *err, uint unread)
 {
     if (get_global_id(0) == 0) {
-        err[2] = atomic_xchg(&err[0], 0);
-        err[3] = atomic_xchg(&err[1], INT_MAX);
+        int count = unread ? err[2] : 0, first = unread ? err[3] : INT_MAX;
+        err[2] = count + atomic_xchg(&err[0], 0);
+        err[3] = min(first, atomic_xchg(&err[1], INT_MAX));
     }
 }
 

@@ -46,6 +46,7 @@ struct bicl_rope_plan {
     int max_position;    /* inline source limit (inclusive) */
     size_t min_items;    /* work-items that keep the device busy (see rope_launch_shape) */
     cl_mem inv_mem, inv_f_mem, table_mem, err_mem;
+    cl_uint err_unread; /* the last take was not read back: the next take adds to it */
 };
 
 void bicl_rope_config_defaults(bicl_rope_config *cfg, int head_dim, int rotary_dim)
@@ -839,16 +840,19 @@ bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rop
         return st;
     bicl_args a = {k, 0, CL_SUCCESS};
     bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
+    bicl_arg_scalar(&a, sizeof plan->err_unread, &plan->err_unread);
     cl_event taken = NULL;
     st = bicl_args_launch(ctx, queue, &a, 1, 1, n_wait, wait, &taken);
     if (st != BICL_SUCCESS)
         return st;
+    plan->err_unread = 1; /* until the read below succeeds: a failed read loses nothing */
     int e[2] = {0, INT_MAX};
     err = clEnqueueReadBuffer(queue, plan->err_mem, CL_TRUE, 2 * sizeof(int), sizeof e, e, 1,
                               &taken, NULL);
     clReleaseEvent(taken);
     if (err != CL_SUCCESS)
         return bicl_fail_cl(err, "clEnqueueReadBuffer (rope errors)");
+    plan->err_unread = 0;
     if (count)
         *count = (unsigned)e[0];
     if (first_bad)
