@@ -364,6 +364,22 @@ static bicl_status run_rope(bench *b, cl_mem *buf, size_t n, void *arg, cl_event
                            NULL, ev);
 }
 
+/* The same rotation out of place (q, k to buffers 2 and 3), as HF's apply_rotary_pos_emb
+ * and the torch.compile peer run it. */
+static bicl_status run_rope_out(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
+{
+    (void)n;
+    rope_arg *r = arg;
+    size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128}, ps[1] = {r->tokens};
+    bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
+    bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
+    bicl_tensor qo = bicl_tensor_contiguous(buf[2], BICL_BF16, 0, 3, qs);
+    bicl_tensor ko = bicl_tensor_contiguous(buf[3], BICL_BF16, 0, 3, ks);
+    bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 1, ps);
+    return bicl_rope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &qo, &k, &ko,
+                           0, NULL, ev);
+}
+
 static bicl_rope_plan *llama_plan(bench *b, int table_rows)
 {
     bicl_rope_config c;
@@ -856,6 +872,7 @@ static void variant_sweep(bench *b, size_t bytes)
         rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192)};
         double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
         sweep_one(b, "rope bf16 table", run_rope, 0, &r, moved);
+        sweep_one(b, "rope bf16 table out of place", run_rope_out, 0, &r, moved);
         clReleaseMemObject(r.pos);
         bicl_rope_plan_free(r.plan);
     }
@@ -981,6 +998,8 @@ int main(int argc, char **argv)
             double t = time_op(&b, run_rope, 0, &r);
             double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
             add_row("rope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
+            t = time_op(&b, run_rope_out, 0, &r);
+            add_row("rope", "bf16 table out of place", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
             clReleaseMemObject(r.pos);
             bicl_rope_plan_free(r.plan);
         }
