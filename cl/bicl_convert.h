@@ -21,21 +21,15 @@ BICL_FN float bicl_bf16_to_f32(bicl_u16 h)
     return bicl_u32_as_f32((bicl_u32)h << 16);
 }
 
-/* bicl_f32_to_bf16 of an x that is not NaN (the caller has tested it): the same bits,
- * without the NaN test. Adding 0x7fff plus the lowest kept bit rounds ties to even; a
- * carry into the exponent is the correct result, up to and including inf. */
-BICL_FN bicl_u16 bicl_f32_to_bf16_not_nan(float x)
-{
-    bicl_u32 u = bicl_f32_as_u32(x);
-    return (bicl_u16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 BICL_FN bicl_u16 bicl_f32_to_bf16(float x)
 {
     bicl_u32 u = bicl_f32_as_u32(x);
-    /* Both results are computed and one selected, so that vectorisers see no branch. */
+    /* Adding 0x7fff plus the lowest kept bit rounds ties to even; a carry into the
+     * exponent is the correct result, up to and including inf. Both results are
+     * computed and one selected, so that vectorisers see no branch. */
+    bicl_u32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
     bicl_u32 quiet_nan = (u >> 16) | 0x0040u;
-    return ((u & 0x7fffffffu) > 0x7f800000u) ? (bicl_u16)quiet_nan : bicl_f32_to_bf16_not_nan(x);
+    return (bicl_u16)(((u & 0x7fffffffu) > 0x7f800000u) ? quiet_nan : rounded);
 }
 
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)

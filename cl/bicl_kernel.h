@@ -27,10 +27,6 @@
 #define BICL_SV_f32(x)  as_uint(x)
 #define BICL_SV_f16(x)  bicl_f32_to_f16(x)
 #define BICL_SV_bf16(x) bicl_f32_to_bf16(x)
-/* The same conversions for a value known not to be NaN (same bits, fewer operations). */
-#define BICL_SV_NOT_NAN_f32(x)  as_uint(x)
-#define BICL_SV_NOT_NAN_f16(x)  bicl_f32_to_f16(x)
-#define BICL_SV_NOT_NAN_bf16(x) bicl_f32_to_bf16_not_nan(x)
 
 /* Stored element of one dtype to stored element of another: bits are copied for the
  * same dtype (a signalling NaN stays as it is), otherwise bicl_convert.h's rules. */

@@ -89,100 +89,16 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
             BICL_VST_##VW(T, p, (e) / VW, a);                                                      \
     } while (0)
 
-/* The pairs of a group, l = 0 .. VW, for the four read/write layouts: PAIR(TI, TO, l,
- * j0, j1, o0, o1) rotates stored inputs xs[j0], xs[j1] into outputs o0, o1 (o0, o1 = j0,
- * j1 except for BICL_ROPE_DEINTERLEAVE, whose outputs move). Unrolled with the indices
- * fixed per layout, so the private arrays are indexed by constants and stay in
- * registers. */
-#define ROPE_FOR_PAIRS(PAIR, TI, TO, VW, gi, go)                                                   \
+/* Pair l of a group: stored xs[j0], xs[j1] to ys[o0], ys[o1] with (cos, sin) cs[2l],
+ * cs[2l + 1] (o0, o1 = j0, j1 except for BICL_ROPE_DEINTERLEAVE, whose outputs move).
+ * The callers unroll l with the indices fixed per layout, so the private arrays are
+ * indexed by constants and stay in registers. */
+#define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, o0, o1, inv)                                      \
     do {                                                                                           \
-        if ((gi) && (go)) {                                                                        \
-            _Pragma("unroll") for (uint l = 0; l < VW; ++l)                                        \
-                PAIR(TI, TO, l, 2u * l, 2u * l + 1u, 2u * l, 2u * l + 1u);                         \
-        } else if (!(gi) && !(go)) {                                                               \
-            _Pragma("unroll") for (uint l = 0; l < VW; ++l)                                        \
-                PAIR(TI, TO, l, l, VW + l, l, VW + l);                                             \
-        } else if (gi) {                                                                           \
-            _Pragma("unroll") for (uint l = 0; l < VW; ++l)                                        \
-                PAIR(TI, TO, l, 2u * l, 2u * l + 1u, l, VW + l);                                   \
-        } else {                                                                                   \
-            _Pragma("unroll") for (uint l = 0; l < VW; ++l)                                        \
-                PAIR(TI, TO, l, l, VW + l, 2u * l, 2u * l + 1u);                                   \
-        }                                                                                          \
-    } while (0)
-
-/* Pair l before the NaN rule, stored as if neither output were NaN: ys[o0], ys[o1]
- * from xs[j0], xs[j1] and (cos, sin) cs[2l], cs[2l + 1]; any_nan records whether either
- * is NaN (then the caller stores the group again with the rule). */
-#define ROPE_PAIR_RAW(TI, TO, l, j0, j1, o0, o1)                                                   \
-    do {                                                                                           \
-        float x0 = BICL_LD_##TI(xs[j0]), x1 = BICL_LD_##TI(xs[j1]);                                \
-        float c_ = cs[2u * (l)], s_ = cs[2u * (l) + 1u];                                           \
-        float r0 = bicl_rope_rot0_raw(x0, x1, c_, s_, inv);                                        \
-        float r1 = bicl_rope_rot1_raw(x0, x1, c_, s_, inv);                                        \
-        ys[o0] = BICL_SV_NOT_NAN_##TO(r0);                                                         \
-        ys[o1] = BICL_SV_NOT_NAN_##TO(r1);                                                         \
-        any_nan |= (r0 != r0) | (r1 != r1); /* true for NaN only: no fast-math options */          \
-    } while (0)
-
-/* Pair l with the NaN rule, stored: the path of a group with a NaN output. */
-#define ROPE_PAIR_FIXED(TI, TO, l, j0, j1, o0, o1)                                                 \
-    do {                                                                                           \
-        float x0 = BICL_LD_##TI(xs[j0]), x1 = BICL_LD_##TI(xs[j1]);                                \
-        float c_ = cs[2u * (l)], s_ = cs[2u * (l) + 1u];                                           \
-        ys[o0] = BICL_SV_##TO(bicl_rope_rot0(x0, x1, c_, s_, inv));                                \
-        ys[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                                \
-    } while (0)
-
-/* One head of one unit: the group's rotary pairs (from x + roff, to y + roff; element
- * strides xes, yes), then its pass-through elements unless copy is false (in place).
- * The group's outputs are converted as if none were NaN and tested for NaN together;
- * a group with a NaN output is converted again with the NaN rule: the same bits either
- * way, since the rule changes NaN results only. Uses the unit's cs, ok, inv, gi, go, ea, eb, oa, ob, i0, k0, half_r. */
-#define ROPE_HEAD(TI, TO, VW, x, y, xes, yes, roff, pass, copy)                                    \
-    do {                                                                                           \
-        if (i0 < half_r) {                                                                         \
-            global const BICL_ST_##TI *xr = (x) + (ulong)(roff) * (xes);                           \
-            global BICL_ST_##TO *yr = (y) + (ulong)(roff) * (yes);                                 \
-            BICL_ST_##TO ys[2 * VW];                                                               \
-            /* Loaded whatever the position: the address is the view's, so the loads overlap  \
-             * the position and table loads instead of waiting for them. */                      \
-            BICL_ST_##TI xs[2 * VW];                                                               \
-            ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, ea, xs);                                          \
-            ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, eb, xs + VW);                                     \
-            if (ok) {                                                                              \
-                int any_nan = 0;                                                                   \
-                ROPE_FOR_PAIRS(ROPE_PAIR_RAW, TI, TO, VW, gi, go);                                 \
-                if (any_nan) {                                                                     \
-                    /* read again (nothing is stored yet), so that the inputs need not stay   \
-                     * in registers through the common path */                                     \
-                    ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, ea, xs);                                  \
-                    ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, eb, xs + VW);                             \
-                    ROPE_FOR_PAIRS(ROPE_PAIR_FIXED, TI, TO, VW, gi, go);                           \
-                }                                                                                  \
-            } else {                                                                               \
-                _Pragma("unroll") for (uint l = 0; l < 2 * VW; ++l)                                \
-                    ys[l] = BICL_SV_##TO(bicl_f32_canonical_nan());                                \
-            }                                                                                      \
-            ROPE_STORE(BICL_ST_##TO, VW, yr, yes, oa, ys);                                         \
-            ROPE_STORE(BICL_ST_##TO, VW, yr, yes, ob, ys + VW);                                    \
-        }                                                                                          \
-        if (k0 < (pass) && (copy)) {                                                               \
-            if (k0 + VW <= (pass)) {                                                               \
-                uint e_pass = k0 < (roff) ? k0 : k0 + 2u * half_r;                                 \
-                BICL_ST_##TI xs[VW];                                                               \
-                BICL_ST_##TO ys[VW];                                                               \
-                ROPE_LOAD(BICL_ST_##TI, VW, x, xes, e_pass, xs);                                   \
-                _Pragma("unroll") for (uint l = 0; l < VW; ++l)                                    \
-                    ys[l] = BICL_CONV(TI, TO, xs[l]);                                              \
-                ROPE_STORE(BICL_ST_##TO, VW, y, yes, e_pass, ys);                                  \
-            } else {                                                                               \
-                for (uint k = k0; k < (pass); ++k) {                                               \
-                    ulong e = k < (roff) ? k : k + 2u * half_r;                                    \
-                    (y)[e * (yes)] = BICL_CONV(TI, TO, (x)[e * (xes)]);                            \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
+        float x0 = BICL_LD_##TI((xs)[j0]), x1 = BICL_LD_##TI((xs)[j1]);                            \
+        float c_ = (cs)[2u * (l)], s_ = (cs)[2u * (l) + 1u];                                       \
+        (ys)[o0] = BICL_SV_##TO(bicl_rope_rot0(x0, x1, c_, s_, inv));                              \
+        (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
     } while (0)
 
 /* Arguments: positions (buffer, offset, b and s strides), S (tokens per row), T
@@ -193,8 +109,7 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
  * largest valid position; err = (count, smallest bad).
  * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
- * multiples of VW, so a whole group of VW lies on one side. A block's q heads and its k
- * heads run in two loops, each over one view with its own loop-invariant strides. */
+ * multiples of VW, so a whole group of VW lies on one side. */
 #define ROPE_KERNEL(TI, TO, VW)                                                                    \
     kernel void rope_##TI##_##TO##_v##VW(                                                          \
         global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,        \
@@ -210,7 +125,6 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
         const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
-        const bool copy_q = !(flags & ROPE_Q_IN_PLACE), copy_k = !(flags & ROPE_K_IN_PLACE);       \
         const ulong units = T * hblocks * groups;                                                  \
         BICL_FOR_UNITS(u, units, ipt)                                                              \
         {                                                                                          \
@@ -247,14 +161,66 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
             uint ea = gi ? 2u * i0 : i0, eb = gi ? 2u * i0 + VW : half_r + i0;                     \
             uint oa = go ? 2u * i0 : i0, ob = go ? 2u * i0 + VW : half_r + i0;                     \
             uint k0 = g * VW; /* pass-through elements k0 .. of this group, the last partial */    \
-            for (uint h = h0; h < min(h1, hq); ++h)                                                \
-                ROPE_HEAD(TI, TO, VW, qi + rope_head_at(qi_off, qi_st, b, s, h),                   \
-                          qo + rope_head_at(qo_off, qo_st, b, s, h), qi_st.s3, qo_st.s3, lay.s0,   \
-                          lay.s1, copy_q);                                                         \
-            for (uint h = max(h0, hq); h < h1; ++h)                                                \
-                ROPE_HEAD(TI, TO, VW, ki + rope_head_at(ki_off, ki_st, b, s, h - hq),              \
-                          ko + rope_head_at(ko_off, ko_st, b, s, h - hq), ki_st.s3, ko_st.s3,      \
-                          lay.s2, lay.s3, copy_k);                                                 \
+            for (uint h = h0; h < h1; ++h) {                                                       \
+                bool isq = h < hq;                                                                 \
+                uint hh = isq ? h : h - hq;                                                        \
+                uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                   \
+                ulong4 ist = isq ? qi_st : ki_st, ost = isq ? qo_st : ko_st;                       \
+                global const BICL_ST_##TI *x =                                                     \
+                    (isq ? qi : ki) + rope_head_at(isq ? qi_off : ki_off, ist, b, s, hh);          \
+                global BICL_ST_##TO *y =                                                           \
+                    (isq ? qo : ko) + rope_head_at(isq ? qo_off : ko_off, ost, b, s, hh);          \
+                ulong xes = ist.s3, yes = ost.s3;                                                  \
+                if (i0 < half_r) {                                                                 \
+                    global const BICL_ST_##TI *xr = x + (ulong)roff * xes;                         \
+                    global BICL_ST_##TO *yr = y + (ulong)roff * yes;                               \
+                    BICL_ST_##TO ys[2 * VW];                                                       \
+                    /* Loaded whatever the position: the address is the view's, so the loads       \
+                     * overlap the position and table loads instead of waiting for them. */        \
+                    BICL_ST_##TI xs[2 * VW];                                                       \
+                    ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, ea, xs);                                  \
+                    ROPE_LOAD(BICL_ST_##TI, VW, xr, xes, eb, xs + VW);                             \
+                    if (ok) {                                                                      \
+                        if (gi && go)                                                              \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, 2u * l,      \
+                                          2u * l + 1u, inv);                                       \
+                        else if (!gi && !go)                                                       \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, l, VW + l, inv);       \
+                        else if (gi)                                                               \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, l, VW + l,   \
+                                          inv);                                                    \
+                        else                                                                       \
+                            for (uint l = 0; l < VW; ++l)                                          \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, 2u * l, 2u * l + 1u,   \
+                                          inv);                                                    \
+                    } else {                                                                       \
+                        for (uint l = 0; l < 2 * VW; ++l)                                          \
+                            ys[l] = BICL_SV_##TO(bicl_f32_canonical_nan());                        \
+                    }                                                                              \
+                    ROPE_STORE(BICL_ST_##TO, VW, yr, yes, oa, ys);                                 \
+                    ROPE_STORE(BICL_ST_##TO, VW, yr, yes, ob, ys + VW);                            \
+                }                                                                                  \
+                bool copy = !(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE));                  \
+                if (k0 < pass && copy) {                                                           \
+                    if (k0 + VW <= pass) {                                                         \
+                        uint e_pass = k0 < roff ? k0 : k0 + 2u * half_r;                           \
+                        BICL_ST_##TI xs[VW];                                                       \
+                        BICL_ST_##TO ys[VW];                                                       \
+                        ROPE_LOAD(BICL_ST_##TI, VW, x, xes, e_pass, xs);                           \
+                        for (uint l = 0; l < VW; ++l)                                              \
+                            ys[l] = BICL_CONV(TI, TO, xs[l]);                                      \
+                        ROPE_STORE(BICL_ST_##TO, VW, y, yes, e_pass, ys);                          \
+                    } else {                                                                       \
+                        for (uint k = k0; k < pass; ++k) {                                         \
+                            ulong e = k < roff ? k : k + 2u * half_r;                              \
+                            y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                            \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
         }                                                                                          \
     }
 

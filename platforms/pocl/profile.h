@@ -11,7 +11,8 @@
  * (`--sweep-only --sweep-op OP --max-mib 16 --reps 3`, copy 14-15 GB/s) f32 add ran 8
  * GB/s at 1/1/0 against 2 at 4/4/0, while f32 scale (one input) ran 14 at 4/4/0 and 6
  * at 1/1/0, and f32 mask fill 16 against 9. An earlier sweep on a Xeon had f32 add fastest at 1/2/0: the
- * best choice differs between CPUs. Work-group size is left to PoCL. RoPE 8/1/0: `--sweep-only
- * --sweep-op rope --max-mib 16 --reps 2` (2026-12-04, copy 22.9 GB/s) gave the llama3
- * table 6.3 GB/s at 8/1 against 2 at every 1/x (its former 1/2/0), rope_mla 7 against 2. */
+ * best choice differs between CPUs. Work-group size is left to PoCL. RoPE 8/1/0: on
+ * 2026-12-04 `--quick --max-mib 64 --reps 3` gave the llama3 table 0.12 of copy and
+ * rope_mla 0.13 against 0.04 with the former 1/2/0 (a 16 MiB sweep: every 1/x at 2
+ * GB/s, 4/x and 8/x at 5-6). */
 BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0))
