@@ -350,6 +350,8 @@ typedef struct rope_arg {
     bicl_rope_plan *plan;
     size_t tokens;
     cl_mem pos;
+    bool out_of_place; /* q, k to buffers 2 and 3, as HF's apply_rotary_pos_emb and the
+                          torch.compile peer run it (run_rope only) */
 } rope_arg;
 
 static bicl_status run_rope(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
@@ -357,24 +359,11 @@ static bicl_status run_rope(bench *b, cl_mem *buf, size_t n, void *arg, cl_event
     (void)n;
     rope_arg *r = arg;
     size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128}, ps[1] = {r->tokens};
+    int o = r->out_of_place ? 2 : 0;
     bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
     bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
-    bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 1, ps);
-    return bicl_rope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &q, &k, &k, 0,
-                           NULL, ev);
-}
-
-/* The same rotation out of place (q, k to buffers 2 and 3), as HF's apply_rotary_pos_emb
- * and the torch.compile peer run it. */
-static bicl_status run_rope_out(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
-{
-    (void)n;
-    rope_arg *r = arg;
-    size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128}, ps[1] = {r->tokens};
-    bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
-    bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
-    bicl_tensor qo = bicl_tensor_contiguous(buf[2], BICL_BF16, 0, 3, qs);
-    bicl_tensor ko = bicl_tensor_contiguous(buf[3], BICL_BF16, 0, 3, ks);
+    bicl_tensor qo = bicl_tensor_contiguous(buf[o], BICL_BF16, 0, 3, qs);
+    bicl_tensor ko = bicl_tensor_contiguous(buf[o + 1], BICL_BF16, 0, 3, ks);
     bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 1, ps);
     return bicl_rope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &qo, &k, &ko,
                            0, NULL, ev);
@@ -869,16 +858,17 @@ static void variant_sweep(bench *b, size_t bytes)
     if (sweep_wanted("rope bf16 table")) { /* RoPE as in the bandwidth table: llama3 table, 32 q + 8
                                               k heads x 128, in place */
         size_t tokens = bytes / (32 * 128 * 2);
-        rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192)};
+        rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
         double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
         sweep_one(b, "rope bf16 table", run_rope, 0, &r, moved);
-        sweep_one(b, "rope bf16 table out of place", run_rope_out, 0, &r, moved);
+        r.out_of_place = true;
+        sweep_one(b, "rope bf16 table out of place", run_rope, 0, &r, moved);
         clReleaseMemObject(r.pos);
         bicl_rope_plan_free(r.plan);
     }
     if (sweep_wanted("rope_mla bf16 table")) {
         size_t tokens = bytes / (MLA_HEADS * 192 * 2);
-        rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192)};
+        rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
         sweep_one(b, "rope_mla bf16 table", run_rope_mla, 0, &r, mla_moved(tokens));
         clReleaseMemObject(r.pos);
         bicl_rope_plan_free(r.plan);
@@ -994,18 +984,19 @@ int main(int argc, char **argv)
 #endif
         { /* RoPE, llama3 table, 32 q + 8 k heads x 128, bf16 in place */
             size_t tokens = bytes / (32 * 128 * 2);
-            rope_arg r = {llama_plan(&b, 8192), tokens, positions(&b, tokens, 8192)};
+            rope_arg r = {llama_plan(&b, 8192), tokens, positions(&b, tokens, 8192), false};
             double t = time_op(&b, run_rope, 0, &r);
             double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
             add_row("rope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
-            t = time_op(&b, run_rope_out, 0, &r);
+            r.out_of_place = true;
+            t = time_op(&b, run_rope, 0, &r);
             add_row("rope", "bf16 table out of place", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
             clReleaseMemObject(r.pos);
             bicl_rope_plan_free(r.plan);
         }
         { /* MLA's RoPE, DeepSeek-V3 (rope_interleave, yarn), 16 q heads x 192 + k_pe */
             size_t tokens = bytes / (MLA_HEADS * 192 * 2);
-            rope_arg r = {deepseek_plan(&b, 8192), tokens, positions(&b, tokens, 8192)};
+            rope_arg r = {deepseek_plan(&b, 8192), tokens, positions(&b, tokens, 8192), false};
             double t = time_op(&b, run_rope_mla, 0, &r);
             add_row("rope_mla", "bf16 table", bytes, mla_moved(tokens) / t * 1e-9, copy_gbs, NULL,
                     0);
@@ -1035,7 +1026,7 @@ int main(int argc, char **argv)
     static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
     double lat_op = wall_once(&b, run_op, 4096, (void *)&silu);
     double lat_empty = wall_once(&b, run_empty, 0, NULL);
-    rope_arg r1 = {llama_plan(&b, 8192), 1, positions(&b, 1, 8192)};
+    rope_arg r1 = {llama_plan(&b, 8192), 1, positions(&b, 1, 8192), false};
     double lat_rope = wall_once(&b, run_rope, 0, &r1);
     double dev_op = time_op(&b, run_op, 4096, (void *)&silu);
     double dev_empty = time_op(&b, run_empty, 0, NULL);

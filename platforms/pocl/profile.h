@@ -13,6 +13,7 @@
  * at 1/1/0, and f32 mask fill 16 against 9. An earlier sweep on a Xeon had f32 add fastest at 1/2/0: the
  * best choice differs between CPUs. Work-group size is left to PoCL. RoPE 8/1/0: on
  * 2026-12-04 `--quick --max-mib 64 --reps 3` gave the llama3 table 0.12 of copy and
- * rope_mla 0.13 against 0.04 with the former 1/2/0 (a 16 MiB sweep: every 1/x at 2
- * GB/s, 4/x and 8/x at 5-6). */
+ * rope_mla 0.13 (the former 1/2/0 gave 0.04 in the bench of 10dba45/1102f9b). A 16 MiB
+ * sweep, run with a RoPE kernel since reverted (60c1bde), had every 1/x at 2 GB/s and
+ * 4/x, 8/x at 5-6; this kernel was not swept. */
 BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0))
