@@ -346,7 +346,7 @@ BICL_FN bicl_f32x2e bicl_m_exp_df(float zh, float zl)
 /* The relative error bounds of the fast evaluations, with margin: the float-pair
  * values 2^k (hi + lo) of exp, sigmoid and x sigmoid(x) are within 2^-29 of the
  * exact value (analysis of the steps above: about 2^-30; measured maximum
- * documented in docs/accuracy.md), the double ones within 2^-50 (13-term Taylor,
+ * documented in docs/accuracy.md), the double ones within 2^-50 (degree-10 minimax,
  * four roundings). A result is returned only when the whole interval
  * value (1 +- bound) rounds to one float; otherwise the integer path decides. */
 #define BICL_M_ZIV_REL_F32 0x1p-29f
@@ -408,15 +408,33 @@ BICL_FN float bicl_m_round_near(float s, float t, float tail)
 }
 
 #ifdef BICL_HAVE_FP64
-/* Ziv's rounding test on a double y within rel |y| of the exact value: 1 and *out
- * when y - d and y + d (d = rel |y|, computed with a rounding that the margin in
- * rel covers) round to the same float. The conversion is IEEE's, so denormal,
- * zero and infinite results are decided here too. */
-BICL_FN int bicl_m_round_test_d(double y, double rel, float *out)
+/* Ziv's rounding test on a double y within BICL_M_ZIV_REL_F64 |y| = 2^-48 |y| of
+ * the exact value: 1 and *out = round(y) when the exact value rounds to the same
+ * float. Where that float is normal (y's exponent in [-126, 127]), by bits: the
+ * float's rounding midpoints in y's binade are the doubles whose 29 low mantissa
+ * bits m are 2^28; 2^-48 |y| is below 32 ulps of y, so the exact value and y round
+ * alike unless |m - 2^28| < 64 (the margin doubles the bound). No other midpoint
+ * is near: the binade's ends are floats. Elsewhere (denormal, zero or infinite
+ * results) y -+ d, d = 2^-48 |y| (a rounding that the margin covers), must round
+ * to the same float; IEEE's conversion decides those. */
+BICL_FN int bicl_m_round_test_d(double y, float *out)
 {
-    double d = bicl_f64_abs(y) * rel;
-    float a = bicl_f64_to_f32_raw(y - d);
-    float b = bicl_f64_to_f32_raw(y + d);
+    bicl_u64 u = bicl_f64_as_u64(y);
+    bicl_u32 ex = (bicl_u32)(u >> 52) & 0x7ffu;
+    bicl_u32 m = (bicl_u32)u & 0x1fffffffu;
+    double d;
+    float a;
+    float b;
+    if (ex - 897u <= 253u) { /* 2^-126 <= |y| < 2^128 */
+        if (m - (0x10000000u - 64u) < 128u) {
+            return 0;
+        }
+        *out = bicl_f64_to_f32_raw(y);
+        return 1;
+    }
+    d = bicl_f64_abs(y) * BICL_M_ZIV_REL_F64;
+    a = bicl_f64_to_f32_raw(y - d);
+    b = bicl_f64_to_f32_raw(y + d);
     if (bicl_f32_as_u32(a) != bicl_f32_as_u32(b)) {
         return 0;
     }
@@ -426,49 +444,63 @@ BICL_FN int bicl_m_round_test_d(double y, double rel, float *out)
 
 /* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51 (the
  * reduction and the polynomial as two functions, which expm1 shares):
- * k = rint(x / ln2), r = x - k ln2 with |r| <= 0.347 (k CW_HI is exact, its
- * difference with x exact by Sterbenz when x is a float, the CW_LO product adds
- * 2^-54 of r), Taylor to r^13 by Horner (first omitted term < 2^-57). */
-BICL_FN double bicl_m_exp_reduce_d(double x, double *kd)
+ * k = rint(x / ln2) as the exact product rounded once to an integer, by adding and
+ * subtracting 1.5 * 2^52 (the sum's low word is k: no rint or conversion, which
+ * run at a quarter of the double rate on NVIDIA's GPUs); r = x - k ln2 with
+ * |r| <= 0.3466 (the k CW_HI product is exact and x - k CW_HI rounds once, exact
+ * when x is a float by Sterbenz; the CW_LO term adds 2^-54 of r); then
+ * e^r = 1 + r P(r), P of degree 10 (below). */
+#define BICL_M_RINT_MAGIC_D 0x1.8p52
+BICL_FN double bicl_m_exp_reduce_d(double x, bicl_i32 *k)
 {
-    *kd = bicl_rint(x * BICL_INV_LN2);
-    return (x - *kd * BICL_LN2_CW_HI) - *kd * BICL_LN2_CW_LO;
+    double t = bicl_fma(x, BICL_INV_LN2, BICL_M_RINT_MAGIC_D);
+    double kd = t - BICL_M_RINT_MAGIC_D;
+    *k = (bicl_i32)(bicl_u32)bicl_f64_as_u64(t);
+    return bicl_fma(-kd, BICL_LN2_CW_LO, bicl_fma(-kd, BICL_LN2_CW_HI, x));
 }
 
-/* expm1(r) / r = 1 + r/2 + r^2/3! + ... + r^12/13!, by Horner. */
+/* P(r) ~ expm1(r) / r on |r| <= 0.3466: Sollya's fpminimax of degree 10 with the
+ * constant term 1, double coefficients, by Horner. Sollya's supnorm (rigorous):
+ * 1 + r P(r) is within 2^-56.9 of e^r and r P(r) within 2^-55.5 of expm1(r),
+ * relative (the 13-term Taylor series it replaces: 2^-56; two fewer fma). */
 BICL_FN double bicl_m_expm1_p_d(double r)
 {
-    double p = 0x1.6124613a86d09p-33;          /* 1/13! */
-    p = bicl_fma(p, r, 0x1.1eed8eff8d898p-29); /* 1/12! */
-    p = bicl_fma(p, r, 0x1.ae64567f544e4p-26); /* 1/11! */
-    p = bicl_fma(p, r, 0x1.27e4fb7789f5cp-22); /* 1/10! */
-    p = bicl_fma(p, r, 0x1.71de3a556c734p-19); /* 1/9! */
-    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-16); /* 1/8! */
-    p = bicl_fma(p, r, 0x1.a01a01a01a01ap-13); /* 1/7! */
-    p = bicl_fma(p, r, 0x1.6c16c16c16c17p-10); /* 1/6! */
-    p = bicl_fma(p, r, 0x1.1111111111111p-7);  /* 1/5! */
-    p = bicl_fma(p, r, 0x1.5555555555555p-5);  /* 1/4! */
-    p = bicl_fma(p, r, 0x1.5555555555555p-3);  /* 1/3! */
-    p = bicl_fma(p, r, 0.5);
+    double p = 0x1.ae9050a53a8d4p-26;
+    p = bicl_fma(p, r, 0x1.28a284b006632p-22);
+    p = bicl_fma(p, r, 0x1.71de715f96f57p-19);
+    p = bicl_fma(p, r, 0x1.a019a6ac2e7bdp-16);
+    p = bicl_fma(p, r, 0x1.a01a017eecbc4p-13);
+    p = bicl_fma(p, r, 0x1.6c16c17f2ba41p-10);
+    p = bicl_fma(p, r, 0x1.11111111173c7p-7);
+    p = bicl_fma(p, r, 0x1.5555555552117p-5);
+    p = bicl_fma(p, r, 0x1.555555555554p-3);
+    p = bicl_fma(p, r, 0x1.0000000000005p-1);
     return bicl_fma(p, r, 1.0);
 }
 
 BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
 {
-    double kd;
-    double r = bicl_m_exp_reduce_d(x, &kd);
-    double p = bicl_m_expm1_p_d(r);
-    *k = (bicl_i32)kd;
-    return bicl_fma(p, r, 1.0);
+    double r = bicl_m_exp_reduce_d(x, k);
+    return bicl_fma(bicl_m_expm1_p_d(r), r, 1.0);
 }
 
-/* sigmoid(x) for |x| <= 700 in double, relative error below 2^-50. */
+/* sigmoid(x) for |x| <= 700 in double, relative error below 2^-50: with e = e^-|x|,
+ * 1/(1 + e) for x >= 0 and e * (1/(1 + e)) below (bicl_m_sigmoid_of_e_d; the
+ * error of e counts at most once, the roundings of 1 + e, 1/(1 + e) and the product
+ * add 3 * 2^-53). A reciprocal, not a quotient: NVIDIA's compiler makes 1/d a
+ * shorter sequence than n/d (three double operations fewer per element). */
+BICL_FN double bicl_m_sigmoid_of_e_d(double e, int x_nonneg)
+{
+    double q = 1.0 / (1.0 + e);
+    return x_nonneg ? q : e * q;
+}
+
 BICL_FN double bicl_m_sigmoid_fast_d(double x)
 {
     bicl_i32 k;
     double e = bicl_m_exp_fast_d(-bicl_f64_abs(x), &k);
     e = e * bicl_f64_pow2(k); /* normal: k >= -1010 */
-    return x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+    return bicl_m_sigmoid_of_e_d(e, x >= 0.0);
 }
 #endif
 
@@ -517,7 +549,7 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
         if (SP) {                                                                                  \
             return r;                                                                              \
         }                                                                                          \
-        if (bicl_m_round_test_d(DBL, BICL_M_ZIV_REL_F64, &r)) {                                    \
+        if (bicl_m_round_test_d(DBL, &r)) {                                                        \
             return r;                                                                              \
         }                                                                                          \
         return FX;                                                                                 \
@@ -670,21 +702,21 @@ BICL_FN bicl_f32x2e bicl_m_tanh_pair(float x)
 #ifdef BICL_HAVE_FP64
 /* expm1(z) for a double -745 <= z <= 700, relative error below 2^-50: k =
  * rint(z/ln2), r = z - k ln2 (as bicl_m_exp_fast_d, exact for a float z or a
- * float's double; r = z exactly when k = 0), expm1(r) = r P(r) with P the Taylor
- * series of exp_fast_d without its last step (first omitted term < 2^-57
- * relative), then 2^k expm1(r) + (2^k - 1): both terms exact (2^k - 1 to 2^-53
- * for k > 53), one rounding; k <= -1: 1 - 2^k >= 1/2 dominates, k >= 1: the sum
- * is at least 0.41 against terms up to 1.3 times it. */
+ * float's double; r = z exactly when k = 0), expm1(r) = r P(r) with P the
+ * polynomial of exp_fast_d without its last step (within 2^-55.5 relative), then
+ * 2^k expm1(r) + (2^k - 1): both terms exact (2^k - 1 to 2^-53 for k > 53), one
+ * rounding; k <= -1: 1 - 2^k >= 1/2 dominates, k >= 1: the sum is at least 0.41
+ * against terms up to 1.3 times it. */
 BICL_FN double bicl_m_expm1_fast_d(double z)
 {
-    double kd;
-    double r = bicl_m_exp_reduce_d(z, &kd);
+    bicl_i32 k;
+    double r = bicl_m_exp_reduce_d(z, &k);
     double p = bicl_m_expm1_p_d(r);
     double s;
-    if (kd == 0.0) {
+    if (k == 0) {
         return p * r;
     }
-    s = bicl_f64_pow2((bicl_i32)kd);
+    s = bicl_f64_pow2(k);
     return bicl_fma(p * r, s, s - 1.0);
 }
 
@@ -1073,6 +1105,23 @@ BICL_FN double bicl_m_erf_s_d(double u)
     return bicl_fma(u, p, BICL_M_ERF_C0_D);
 }
 
+/* 1/n rounded to double, n = 2..21 (0 and 1 unused): bicl_m_erfc_d multiplies by
+ * them instead of dividing (a double division is a call-sized sequence on GPUs, 38 of
+ * them per element made gelu (erf) f32 run at 0.05 of the copy bandwidth on the H200);
+ * the extra rounding, 2^-53 relative per term, stays within the bound below. */
+/* clang-format off */
+BICL_TABLE double bicl_m_recip_int_d[22] = {
+    0.0, 0.0, 0x1.0000000000000p-1,
+    0x1.5555555555555p-2, 0x1.0000000000000p-2, 0x1.999999999999ap-3,
+    0x1.5555555555555p-3, 0x1.2492492492492p-3, 0x1.0000000000000p-3,
+    0x1.c71c71c71c71cp-4, 0x1.999999999999ap-4, 0x1.745d1745d1746p-4,
+    0x1.5555555555555p-4, 0x1.3b13b13b13b14p-4, 0x1.2492492492492p-4,
+    0x1.1111111111111p-4, 0x1.0000000000000p-4, 0x1.e1e1e1e1e1e1ep-5,
+    0x1.c71c71c71c71cp-5, 0x1.af286bca1af28p-5, 0x1.999999999999ap-5,
+    0x1.8618618618618p-5,
+};
+/* clang-format on */
+
 /* erfc(zh + zl) for doubles 0.75 <= zh <= 10.26, |zl| <= ulp(zh): the formulas of
  * bicl_fx_erfc in double (n <= 20: the first omitted term is below 2^-56; R to
  * double from its 64 bits in two exact conversions), e^(-z0^2) by
@@ -1093,10 +1142,10 @@ BICL_FN double bicl_m_erfc_d(double zh, double zl)
     bicl_i32 ke;
     double e;
     for (n = 2; n <= 20; n++) {
-        double bn = (a * bc - b2 * bp) / (double)n;
+        double bn = (a * bc - b2 * bp) * bicl_m_recip_int_d[n];
         bp = bc;
         bc = bn;
-        t = t + bn / (double)(n + 1);
+        t = t + bn * bicl_m_recip_int_d[n + 1];
     }
     e = bicl_m_exp_fast_d(-(z0 * z0), &ke);
     return e *
@@ -1516,7 +1565,7 @@ BICL_FN double bicl_m_sigmoid_fast_dd(double zh, double zl)
     double e = bicl_m_exp_fast_d(-bicl_f64_abs(zh), &k);
     e = e * bicl_f64_pow2(k);
     e = e + e * (zh >= 0.0 ? -zl : zl);
-    return zh >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+    return bicl_m_sigmoid_of_e_d(e, zh >= 0.0);
 }
 
 /* The double path: z = c2 x + (c2 d) x^3 as a double-double (c2 x, c2 d and x^2
