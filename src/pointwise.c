@@ -94,8 +94,13 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
                                                  BICL_SCALAR_ARG(p[2]), BICL_SCALAR_ARG(p[3])};
     int n_extra = info->n_params > 1 ? info->n_params : 1;
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_UNARY, instance, base, ops, 2, extra,
-                                   n_extra, n_wait, wait, done);
+    /* a costly op (its row's table column) computed from a 32-bit input is bound by
+     * arithmetic: its own launch class (src/profile.h) */
+    const bicl_dtype d[2] = {x->dtype, y->dtype};
+    bicl_vclass cls =
+        info->table ? bicl_vclass_of_act(d, 1, d + 1, 1) : bicl_vclass_of(d, 1, d + 1, 1);
+    return bicl_launch_elementwise_as(ctx, cls, queue, BICL_FAMILY_UNARY, instance, base, ops, 2,
+                                      extra, n_extra, n_wait, wait, done);
 }
 
 /* ------------------------------------------------------------------ glu */

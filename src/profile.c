@@ -5,21 +5,21 @@
 
 #include <string.h>
 
-/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE): a variant (vw, ipt, wg) per
- * class */
+/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32): a variant (vw, ipt,
+ * wg) per class */
 #define BICL_PROFILE_V(vw, ipt, wg)                                                                \
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
-#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope)                                 \
+#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32)                         \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
-      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope}},
+      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32}},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
 #include "../platforms/amd/profile.h"
-    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
+    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
 };
 #undef BICL_PROFILE
 #undef BICL_PROFILE_V
@@ -84,6 +84,12 @@ bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out
     if (narrowest_in >= 4)
         return float_in >= 2 ? BICL_VCLASS_32X2 : BICL_VCLASS_32;
     return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
+}
+
+bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
+{
+    bicl_vclass c = bicl_vclass_of(in, n_in, out, n_out);
+    return c == BICL_VCLASS_32 ? BICL_VCLASS_ACT32 : c;
 }
 
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out)

@@ -20,16 +20,25 @@
  *   BICL_VCLASS_TABLE   16-bit activations read from a lookup table (a gather per element)
  *   BICL_VCLASS_ROPE16  RoPE, RoPE slice and M-RoPE with 16-bit input and output (a
  *                       head's pairs per work unit); with a 32-bit operand they take
- *                       the class of their dtypes, as elementwise launches do */
+ *                       the class of their dtypes, as elementwise launches do
+ *   BICL_VCLASS_ACT32   a computed activation (bicl_unary of an op whose registry row
+ *                       has table = 1: evaluation costlier than a load; not read from a
+ *                       table) with a 32-bit input: an element runs the correctly
+ *                       rounded math in double precision, so the launch is bound by
+ *                       arithmetic, not memory, and wants more independent elements
+ *                       per work-item (bicl_vclass_of_act). Gated units keep their
+ *                       dtype class: on the H200 swiglu f32 ran fastest 4-wide
+ *                       (docs/performance.md) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,
     BICL_VCLASS_MIXED,
     BICL_VCLASS_16,
     BICL_VCLASS_TABLE,
-    BICL_VCLASS_ROPE16
+    BICL_VCLASS_ROPE16,
+    BICL_VCLASS_ACT32
 } bicl_vclass;
-#define BICL_VCLASS_COUNT 6
+#define BICL_VCLASS_COUNT 7
 
 /* A vendor's default variant per launch class. */
 typedef struct bicl_profile {
@@ -44,6 +53,9 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
 
 /* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
 bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
+/* The class of a computed activation (bicl_unary of a costly op, no table):
+ * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32. */
+bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
 /* The class of a RoPE launch (1-D or M-RoPE) of input dtype in and output dtype out. */
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out);
 

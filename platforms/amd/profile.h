@@ -1,4 +1,4 @@
 /* AMD GPUs: not measured yet; the NVIDIA choices (16-byte accesses, groups of 256) until
  * an AMD rig reports (platforms/amd/rig.sh). */
-BICL_PROFILE("amd", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (8, 4, 256),
-             (8, 4, 256))
+BICL_PROFILE("amd", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (8, 4, 256), (8, 4, 256),
+             (4, 4, 256))

@@ -79,8 +79,8 @@ for dt_in, dt_out in ((f32, bf16), (bf16, f32)):
     t = timed(lambda s: s["x"].to(dt_out), sets)
     record("cast", f"{names[dt_in]}->{names[dt_out]}", N * (size(dt_in) + size(dt_out)), t)
     del sets
-unary = [("silu", F.silu, (f32, bf16, f16)), ("gelu", F.gelu, (bf16,)),
-         ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), (bf16,)),
+unary = [("silu", F.silu, (f32, bf16, f16)), ("gelu", F.gelu, (f32, bf16)),
+         ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), (f32, bf16)),
          ("relu", F.relu, (f32,))]
 for name, fn, dts in unary:
     for dt in dts:

@@ -6,6 +6,10 @@
  * 3639); all 16-bit 8-wide (8/4/256: bf16 add 4286 against 4155, bf16 scale 3978 against
  * 3530). Lookup tables 4/8/128 (silu bf16 3902 against 2945 at 8/4/256, same run, copy
  * 4225; ede70f8) and RoPE 8/1/128 (llama3 table bf16 3265 against 2994; rope_mla 2176
- * against 1992). */
-BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128),
+ * against 1992). Computed f32 activations (class ACT32) 8/1/128: on 2026-12-04 (device
+ * call 3, 1 GiB, copy 4256) silu f32 2233 GB/s against 1738 at 4/4/256, gelu (erf) 1995
+ * against 1864; gelu_tanh f32 ran 1562 against 1605 (its best, 4/8/128: 1663), and relu
+ * f32, a load and a compare (not in this class), 3976 at 8/1/128 against 4192 at 4/4/256.
+ * Gated units keep class 32X2: swiglu f32 2331 at 4/4/256, 2249 at 8/1/128. */
+BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
              (8, 1, 128))

@@ -10,10 +10,10 @@
  * residual add 3 vs 3). Two 32-bit inputs (class 32x2) at 1/1/0 too: on 2026-12-04
  * (`--sweep-only --sweep-op OP --max-mib 16 --reps 3`, copy 14-15 GB/s) f32 add ran 8
  * GB/s at 1/1/0 against 2 at 4/4/0, while f32 scale (one input) ran 14 at 4/4/0 and 6
- * at 1/1/0, and f32 mask fill 16 against 9. An earlier sweep on a Xeon had f32 add fastest at 1/2/0: the
- * best choice differs between CPUs. Work-group size is left to PoCL. RoPE 8/1/0: on
+ * at 1/1/0, and f32 mask fill 16 against 9. An earlier sweep on a Xeon had f32 add fastest at
+ * 1/2/0: the best choice differs between CPUs. Work-group size is left to PoCL. RoPE 8/1/0: on
  * 2026-12-04 `--quick --max-mib 64 --reps 3` gave the llama3 table 0.12 of copy and
  * rope_mla 0.13 (the former 1/2/0 gave 0.04 in the bench of 10dba45/1102f9b). A 16 MiB
  * sweep, run with a RoPE kernel since reverted (60c1bde), had every 1/x at 2 GB/s and
  * 4/x, 8/x at 5-6; this kernel was not swept. */
-BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0))
+BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (4, 4, 0))
