@@ -95,7 +95,7 @@
  * no-op steps of the general product (bicl_m_mul_sigmoid_1). Each is an
  * identity, argued where it is written, and checked bit for bit against the
  * previous version of this file (commit 121a897's, read from git at configure time) by
- * src/tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
+ * tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
  * function, samples and edge pairs for softcap and swiglu_oss.
  *
  * Naming: bicl_df_* and bicl_m_* are internal helpers (float pairs, range
@@ -205,7 +205,7 @@ BICL_FN float bicl_df_ldexp_round(bicl_f32x2 v, bicl_i32 k)
      * normal, which is h with k added to its exponent field. The two
      * biased-exponent tests below are exactly "h normal" and "kk in
      * [-126, 127]"; the sign bit is untouched because the field stays in
-     * [1, 254]. Checked by src/tools/bicl_math_identity.c (all 2^32 inputs of
+     * [1, 254]. Checked by tools/bicl_math_identity.c (all 2^32 inputs of
      * the one-argument callers). */
     hb = bicl_f32_as_u32(v.hi + v.lo);
     e = (bicl_i32)((hb >> 23) & 0xffu);

@@ -10,8 +10,8 @@
  * without fp64, and on the host; its relative error is below 2^-59 (argued at each
  * step), far below what the fast paths leave undecided (2^-46 and 2^-27). That it
  * decides every f32 input correctly is not left to the argument: the exhaustive run
- * of src/tools/bicl_accuracy.c compares the functions with MPFR on all 2^32 inputs,
- * and src/tools/bicl_math_identity.c --fallback runs this path on every input.
+ * of tools/bicl_accuracy.c compares the functions with MPFR on all 2^32 inputs,
+ * and tools/bicl_math_identity.c --fallback runs this path on every input.
  *
  * A value is an unsigned mantissa and a power of two: m * 2^e (bicl_fx). Only the
  * final rounding (bicl_fx_round) turns it into a float, once, on the f32 grid of
