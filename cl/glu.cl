@@ -9,16 +9,27 @@
  * when the activation has fewer) and round_dt, the dtype act(gate) is rounded to. */
 #define GLU_XP() , float p0, float p1, int round_dt
 #define GLU_XA() , p0, p1, round_dt
+/* The rounding modes that round act(gate) first (round_dt f32 or the gate's dtype), and
+ * the single-rounding mode in kernels of its own (glu1_*, round_dt unused): a kernel
+ * that could take either would carry both modes' code and registers. */
 #define GLU_ELEM(ACT, TA, TB, TO, g, u, p0, p1, round_dt)                                          \
-    BICL_SV_##TO(bicl_op_glu((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), p0, p1, round_dt))
+    BICL_SV_##TO(bicl_op_glu_twice((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), p0, p1, round_dt))
+#define GLU_ELEM_ONCE(ACT, TA, TB, TO, g, u, p0, p1, round_dt)                                     \
+    BICL_SV_##TO(bicl_op_glu((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), p0, p1, BICL_GLU_RD_ONCE))
 
 /* The kernels of one activation (kernel-name part KN, registry ID) and dtype pair: the
- * host appends e.g. "GLU_PAIR(swiglu, SWIGLU, bf16, bf16)" (src/pointwise.c). */
+ * host appends e.g. "GLU_PAIR(swiglu, SWIGLU, bf16, bf16)", or "GLU_PAIR_ONCE(...)" for
+ * BICL_GLU_ROUND_ONCE (src/pointwise.c). */
 #define GLU_PAIR(KN, ID, TI, TO)                                                                   \
     BICL_ALL_2_1(glu_##KN##_##TI##_##TO, TI, TI, TO, GLU_ELEM, BICL_GLU_OP_##ID, GLU_XP, GLU_XA)
-#define GLU_PAIR_3(KN, ID, UNUSED, TI, TO) GLU_PAIR(KN, ID, TI, TO)
+#define GLU_PAIR_ONCE(KN, ID, TI, TO)                                                              \
+    BICL_ALL_2_1(glu1_##KN##_##TI##_##TO, TI, TI, TO, GLU_ELEM_ONCE, BICL_GLU_OP_##ID, GLU_XP,     \
+                 GLU_XA)
+#define GLU_PAIR_3(KN, ID, UNUSED, TI, TO)      GLU_PAIR(KN, ID, TI, TO)
+#define GLU_PAIR_ONCE_3(KN, ID, UNUSED, TI, TO) GLU_PAIR_ONCE(KN, ID, TI, TO)
 #define GLU_X_KERNELS(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER) \
-    BICL_FOR_DTYPE_PAIRS_3(GLU_PAIR_3, kname, ID, _)
+    BICL_FOR_DTYPE_PAIRS_3(GLU_PAIR_3, kname, ID, _)                                               \
+    BICL_FOR_DTYPE_PAIRS_3(GLU_PAIR_ONCE_3, kname, ID, _)
 
 /* Lookup-table kernels (BICL_OPTION_ACT_TABLES) for a 16-bit gate and an activation
  * without a parameter: the host stores a = bicl_op_glu(act, gate, 1, ...) for every

@@ -155,9 +155,13 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return bicl_table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait,
                                  wait, done);
     }
-    bicl_name_format(base, sizeof base, "glu_%s_%s_%s", info->kname, ti, to);
-    bicl_name_format(instance, sizeof instance, "GLU_PAIR(%s, %s, %s, %s)", info->kname, info->id,
-                     ti, to);
+    /* the single-rounding mode has kernels of its own (cl/glu.cl) */
+    bool once = rounding == BICL_GLU_ROUND_ONCE;
+    bicl_name_format(base, sizeof base, once ? "glu1_%s_%s_%s" : "glu_%s_%s_%s", info->kname, ti,
+                     to);
+    bicl_name_format(instance, sizeof instance,
+                     once ? "GLU_PAIR_ONCE(%s, %s, %s, %s)" : "GLU_PAIR(%s, %s, %s, %s)",
+                     info->kname, info->id, ti, to);
     cl_int round_dt = (cl_int)bicl_glu_round_dt(rounding, gate->dtype);
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
