@@ -414,9 +414,10 @@ BICL_FN float bicl_m_round_near(float s, float t, float tail)
  * float's rounding midpoints in y's binade are the doubles whose 29 low mantissa
  * bits m are 2^28; 2^-48 |y| is below 32 ulps of y, so the exact value and y round
  * alike unless |m - 2^28| < 64 (the margin doubles the bound). No other midpoint
- * is near: the binade's ends are floats. Elsewhere (denormal, zero or infinite
- * results) y -+ d, d = 2^-48 |y| (a rounding that the margin covers), must round
- * to the same float; IEEE's conversion decides those. */
+ * is near: the binade's ends are floats (a y that rounds past the largest float
+ * overflows to infinity here, as the exact value then does). Elsewhere (denormal or
+ * zero results, and y infinite or NaN) y -+ d, d = 2^-48 |y| (a rounding that the
+ * margin covers), must round to the same float; IEEE's conversion decides those. */
 BICL_FN int bicl_m_round_test_d(double y, float *out)
 {
     bicl_u64 u = bicl_f64_as_u64(y);
@@ -455,7 +456,7 @@ BICL_FN double bicl_m_exp_reduce_d(double x, bicl_i32 *k)
 {
     double t = bicl_fma(x, BICL_INV_LN2, BICL_M_RINT_MAGIC_D);
     double kd = t - BICL_M_RINT_MAGIC_D;
-    *k = (bicl_i32)(bicl_u32)bicl_f64_as_u64(t);
+    *k = (bicl_i32)(bicl_u32)bicl_f64_as_u64(t); /* two's complement wrap, as everywhere here */
     return bicl_fma(-kd, BICL_LN2_CW_LO, bicl_fma(-kd, BICL_LN2_CW_HI, x));
 }
 

@@ -15,7 +15,7 @@
  *   BICL_VCLASS_MIXED  a 16-bit input and some 32-bit operand (widening casts,
  *                      residual add of a bf16 delta into an f32 stream)
  *   BICL_VCLASS_16     every floating-point operand is 16-bit
- * (masks, u8 and i32, do not count), and two by kernel kind, whose work per element
+ * (masks, u8 and i32, do not count), and three by kernel kind, whose work per element
  * differs from a stream's:
  *   BICL_VCLASS_TABLE   16-bit activations read from a lookup table (a gather per element)
  *   BICL_VCLASS_ROPE16  RoPE, RoPE slice and M-RoPE with 16-bit input and output (a
@@ -28,7 +28,9 @@
  *                       arithmetic, not memory, and wants more independent elements
  *                       per work-item (bicl_vclass_of_act). Gated units keep their
  *                       dtype class: on the H200 swiglu f32 ran fastest 4-wide
- *                       (docs/performance.md) */
+ *                       (docs/performance.md). Ops with parameters (softcap, xielu)
+ *                       have no table and so keep class 32 too, softcap's tanh
+ *                       included: not measured in this class */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,

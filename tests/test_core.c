@@ -350,15 +350,18 @@ static void variants_are_validated(void **state)
 }
 
 /* One op of each elementwise launch class (src/profile.h: one 32-bit input, two 32-bit
- * inputs, a 16-bit input with a 32-bit operand, all 16-bit, a lookup table), so that
- * every variant of a profile runs (the RoPE class runs in test_rope's variant sweep). */
+ * inputs, a 16-bit input with a 32-bit operand, all 16-bit, a lookup table, a computed
+ * activation of a 32-bit input), so that every variant of a profile runs (the RoPE class
+ * runs in test_rope's variant sweep). */
 static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
                                 const bicl_tensor *f32, const bicl_tensor *bf16,
                                 const bicl_tensor *out_f32, const bicl_tensor *out_bf16)
 {
     switch (which) {
-    case 0: /* f32 -> bf16: class 32 */
+    case 0: /* f32 -> bf16: a computed activation, class act32 */
         return bicl_unary(c, q, BICL_UNARY_SILU, NULL, f32, out_bf16, 0, NULL, NULL);
+    case 5: /* f32 -> bf16: class 32 (relu is no computed activation) */
+        return bicl_unary(c, q, BICL_UNARY_RELU, NULL, f32, out_bf16, 0, NULL, NULL);
     case 1: /* bf16 -> f32: mixed */
         return bicl_cast(c, q, bf16, out_f32, 0, NULL, NULL);
     case 2: /* bf16 -> bf16: class 16 (relu has no table) */
@@ -376,7 +379,7 @@ static void every_profile_gives_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const char *const profiles[] = {"generic", "pocl", "nvidia", "amd"};
-    enum { OPS = 5 };
+    enum { OPS = 6 };
     const size_t n = 4099;
     uint32_t *x = malloc(n * 4);
     uint16_t *h = malloc(n * 2);

@@ -72,9 +72,10 @@ int main(int argc, char **argv)
     struct {
         const char *name;
         kfn f;
-    } ks[] = {{"copy", k_copy},       {"torch-like expf", k_torch}, {"silu", k_silu},
-              {"sigmoid", k_sigmoid}, {"gelu_tanh", k_gelu_tanh},   {"gelu_erf", k_gelu_erf},
-              {"tanh", k_tanh},       {"exp", k_exp}};
+    } ks[] = {{"copy", k_copy},           {"torch-like expf", k_torch},
+              {"silu", k_silu},           {"sigmoid", k_sigmoid},
+              {"gelu_tanh", k_gelu_tanh}, {"gelu_erf", k_gelu_erf},
+              {"tanh", k_tanh},           {"exp", k_exp}};
     cudaEvent_t a, b;
     cudaEventCreate(&a);
     cudaEventCreate(&b);

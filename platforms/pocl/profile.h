@@ -2,8 +2,10 @@
  * itself, well over 32-bit loads and badly over 16-bit ones, and only a body without a
  * loop of its own (docs/performance.md). Variants per launch class (src/profile.h: all
  * inputs 32-bit / a 16-bit input with a 32-bit operand / all 16-bit / lookup table /
- * 16-bit RoPE). Measured with `bicl-bench --device pocl --sweep-only --max-mib 32
- * --reps 3` on PoCL 3.1, 2 cores of an AMD EPYC under load, 2026-12-03 (GB/s,
+ * 16-bit RoPE / computed activations of a 32-bit input: class 32's choice, the double
+ * path does not vectorise here, 2026-12-04). Measured with `bicl-bench --device pocl
+ * --sweep-only --max-mib 32 --reps 3` on PoCL 3.1, 2 cores of an AMD EPYC under load,
+ * 2026-12-03 (GB/s,
  * docs/performance.md): 32-bit inputs fastest at 4-wide (f32 scale 14 at 4/4/0 vs 6 at
  * 1/1/0, f32 -> bf16 cast 13 vs 3; f32 add prefers 1/1: 9-13 vs 3); 16-bit inputs at
  * 1/1/0, the loop-free rows_s kernel (bf16 add 2 vs 1 at 1/2/0, silu bf16 table 8 vs 3,
