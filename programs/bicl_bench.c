@@ -446,6 +446,31 @@ static cl_mem positions(bench *b, size_t tokens, int rows)
     return m;
 }
 
+/* The RoPE rows of the bandwidth table and the sweep, for buffers of `bytes`: llama3's
+ * table, 32 q + 8 k heads x 128, bf16; *moved: the bytes an apply reads and writes. */
+static rope_arg llama_setup(bench *b, size_t bytes, double *moved)
+{
+    size_t tokens = bytes / (32 * 128 * 2);
+    rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
+    *moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
+    return r;
+}
+
+/* MLA's row (run_rope_mla): DeepSeek-V3's slice, MLA_HEADS q heads x 192 and k_pe. */
+static rope_arg deepseek_setup(bench *b, size_t bytes, double *moved)
+{
+    size_t tokens = bytes / (MLA_HEADS * 192 * 2);
+    rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
+    *moved = mla_moved(tokens);
+    return r;
+}
+
+static void rope_arg_free(rope_arg *r)
+{
+    clReleaseMemObject(r->pos);
+    bicl_rope_plan_free(r->plan);
+}
+
 /* M-RoPE as the RoPE row (32 q + 8 k heads x 128, bf16 in place, table): Qwen2-VL's
  * chunked sections, positions [3, T] with three distinct rows. */
 typedef struct mrope_arg {
@@ -859,23 +884,18 @@ static void variant_sweep(bench *b, size_t bytes)
         if (sweep_wanted(label))
             sweep_one(b, label, run_op, n, (void *)op, op_bytes(op, n));
     }
-    if (sweep_wanted("rope bf16 table")) { /* RoPE as in the bandwidth table: llama3 table, 32 q + 8
-                                              k heads x 128, in place */
-        size_t tokens = bytes / (32 * 128 * 2);
-        rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
-        double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
+    double moved;
+    if (sweep_wanted("rope bf16 table")) { /* as in the bandwidth table, in place */
+        rope_arg r = llama_setup(b, bytes, &moved);
         sweep_one(b, "rope bf16 table", run_rope, 0, &r, moved);
         r.out_of_place = true;
         sweep_one(b, "rope bf16 table out of place", run_rope, 0, &r, moved);
-        clReleaseMemObject(r.pos);
-        bicl_rope_plan_free(r.plan);
+        rope_arg_free(&r);
     }
     if (sweep_wanted("rope_mla bf16 table")) {
-        size_t tokens = bytes / (MLA_HEADS * 192 * 2);
-        rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
-        sweep_one(b, "rope_mla bf16 table", run_rope_mla, 0, &r, mla_moved(tokens));
-        clReleaseMemObject(r.pos);
-        bicl_rope_plan_free(r.plan);
+        rope_arg r = deepseek_setup(b, bytes, &moved);
+        sweep_one(b, "rope_mla bf16 table", run_rope_mla, 0, &r, moved);
+        rope_arg_free(&r);
     }
     bicl_context_set_variant(b->ctx, NULL);
 }
@@ -986,26 +1006,22 @@ int main(int argc, char **argv)
                     blas[i].peer_of, 0);
         }
 #endif
-        { /* RoPE, llama3 table, 32 q + 8 k heads x 128, bf16 in place */
-            size_t tokens = bytes / (32 * 128 * 2);
-            rope_arg r = {llama_plan(&b, 8192), tokens, positions(&b, tokens, 8192), false};
+        { /* RoPE, llama3 table, 32 q + 8 k heads x 128, bf16 in place, then out of place */
+            double moved;
+            rope_arg r = llama_setup(&b, bytes, &moved);
             double t = time_op(&b, run_rope, 0, &r);
-            double moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
             add_row("rope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
             r.out_of_place = true;
             t = time_op(&b, run_rope, 0, &r);
             add_row("rope", "bf16 table out of place", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
-            clReleaseMemObject(r.pos);
-            bicl_rope_plan_free(r.plan);
+            rope_arg_free(&r);
         }
         { /* MLA's RoPE, DeepSeek-V3 (rope_interleave, yarn), 16 q heads x 192 + k_pe */
-            size_t tokens = bytes / (MLA_HEADS * 192 * 2);
-            rope_arg r = {deepseek_plan(&b, 8192), tokens, positions(&b, tokens, 8192), false};
+            double moved;
+            rope_arg r = deepseek_setup(&b, bytes, &moved);
             double t = time_op(&b, run_rope_mla, 0, &r);
-            add_row("rope_mla", "bf16 table", bytes, mla_moved(tokens) / t * 1e-9, copy_gbs, NULL,
-                    0);
-            clReleaseMemObject(r.pos);
-            bicl_rope_plan_free(r.plan);
+            add_row("rope_mla", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
+            rope_arg_free(&r);
         }
         { /* M-RoPE, the same shape, positions [3, T] */
             size_t tokens = bytes / (32 * 128 * 2);
