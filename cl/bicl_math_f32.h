@@ -446,8 +446,8 @@ BICL_FN int bicl_m_round_test_d(double y, float *out)
 /* exp(x) / 2^k for a double x, |x| <= 745, relative error below 2^-51 (the
  * reduction and the polynomial as two functions, which expm1 shares):
  * k = rint(x / ln2) as the exact product rounded once to an integer, by adding and
- * subtracting 1.5 * 2^52 (the sum's low word is k: no rint or conversion, which
- * run at a quarter of the double rate on NVIDIA's GPUs); r = x - k ln2 with
+ * subtracting 1.5 * 2^52 (the sum's low word is k: no rint and no conversion, which
+ * the SASS of the former form had per element, docs/performance.md); r = x - k ln2 with
  * |r| <= 0.3466 (the k CW_HI product is exact and x - k CW_HI rounds once, exact
  * when x is a float by Sterbenz; the CW_LO term adds 2^-54 of r); then
  * e^r = 1 + r P(r), P of degree 10 (below). */
@@ -488,8 +488,8 @@ BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
 /* sigmoid(x) for |x| <= 700 in double, relative error below 2^-50: with e = e^-|x|,
  * 1/(1 + e) for x >= 0 and e * (1/(1 + e)) below (bicl_m_sigmoid_of_e_d; the
  * error of e counts at most once, the roundings of 1 + e, 1/(1 + e) and the product
- * add 3 * 2^-53). A reciprocal, not a quotient: NVIDIA's compiler makes 1/d a
- * shorter sequence than n/d (three double operations fewer per element). */
+ * add 3 * 2^-53). A reciprocal, not a quotient: in nvcc's SASS for sm_90, 1/d is three
+ * double operations shorter than n/d (docs/performance.md). */
 BICL_FN double bicl_m_sigmoid_of_e_d(double e, int x_nonneg)
 {
     double q = 1.0 / (1.0 + e);

@@ -80,8 +80,9 @@ BICL_FN float bicl_op_unary(int op, float x, float p0, float p1, float p2, float
 
 /* The gated unit's element for round_dt other than BICL_GLU_RD_ONCE: round(act(g)),
  * then the product by the ORDER. The kernels of those modes call it (cl/glu.cl), so that
- * they do not carry the single-rounding functions as well: in a CUDA copy of a 4-wide
- * swiglu kernel, 31 registers against 60 with bicl_op_glu and a run-time round_dt. */
+ * they do not carry the single-rounding functions as well: in a scratch CUDA copy of the
+ * 4-wide swiglu kernel, 31 registers against 60 with bicl_op_glu and a run-time round_dt
+ * (docs/performance.md). */
 BICL_FN float bicl_op_glu_twice(int act, float g, float u, float p0, float p1, int round_dt)
 {
     float a;
