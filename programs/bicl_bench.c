@@ -1075,7 +1075,6 @@ int main(int argc, char **argv)
     }
     if (svg)
         write_svg(svg, sizes, n_sizes);
-    clReleaseMemObject(r1.pos);
-    bicl_rope_plan_free(r1.plan);
+    rope_arg_free(&r1);
     return 0;
 }
