@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The work-group size of a 2-d (rows) launch whose variant leaves it to the
+ * implementation. */
+#define BICL_ROWS_WORK_GROUP 512
+
 static size_t round_up(size_t x, size_t m)
 {
     return (x + m - 1) / m * m;
@@ -35,6 +39,12 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
                               size_t rows, size_t wg, cl_uint n_wait, const cl_event *wait,
                               cl_event *done)
 {
+    /* A variant that leaves the group to the implementation (wg 0, PoCL's profile) still
+     * gets one for a 2-d launch: PoCL's own choice for a rows kernel ran bias add (bf16,
+     * rows of 4096) at 19 GB/s against 27-28 with groups of 512 of one row, while 1-d
+     * launches ran 3-10 % faster left to PoCL (64 MiB, docs/performance.md). */
+    if (wg == 0 && rows > 1)
+        wg = BICL_ROWS_WORK_GROUP;
     wg = fit_work_group(ctx, k, wg);
     size_t global[2] = {units ? units : 1, rows};
     /* A group wider than the units of dimension 0 only adds idle work-items (to every
