@@ -110,16 +110,21 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
  * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
  * multiples of VW, so a whole group of VW lies on one side. */
-#define ROPE_KERNEL(TI, TO, VW)                                                                    \
-    kernel void rope_##TI##_##TO##_v##VW(                                                          \
-        global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,        \
-        global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
-        ulong qo_off, ulong4 qo_st, uint hq, global const BICL_ST_##TI *ki, ulong ki_off,          \
-        ulong4 ki_st, global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk, uint half_r,   \
-        uint4 lay, uint groups, uint hpu, uint hblocks, uint flags, global const float2 *table,    \
-        global const ulong *inv_bits, global const float *inv_f, ulong attn_bits, float attn_f,    \
-        int limit, global int *err, uint ipt)                                                      \
+#define ROPE_KERNEL_AS(NAME, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)               \
+    kernel void NAME(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,     \
+                     ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,           \
+                     global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq_a,               \
+                     global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,                    \
+                     global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,               \
+                     uint half_r_a, uint4 lay_a, uint groups_a, uint hpu, uint hblocks,            \
+                     uint flags_a, global const float2 *table, global const ulong *inv_bits,       \
+                     global const float *inv_f, ulong attn_bits, float attn_f, int limit,          \
+                     global int *err, uint ipt)                                                    \
     {                                                                                              \
+        /* the arguments, or a specialised program's constants in their place */                 \
+        const uint hq = (HQ), hk = (HK), half_r = (HALF), groups = (GROUPS), flags = (FLAGS);      \
+        const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
+        (void)hq_a, (void)hk_a, (void)half_r_a, (void)lay_a, (void)groups_a, (void)flags_a;        \
         const int inv = (flags & ROPE_INVERSE) != 0;                                               \
         /* where pairs are read and written: GPT-J (2i, 2i + 1) or NeoX (i, i + half) */           \
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
@@ -224,8 +229,24 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
         }                                                                                          \
     }
 
-/* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", or "ROPE_BUILDERS" for a
- * program with the position-id builders only (they are in every program). */
+/* The general kernel: every layout value an argument. */
+#define ROPE_KERNEL(TI, TO, VW)                                                                    \
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, TI, TO, VW, flags_a, half_r_a, groups_a, lay_a.s0,    \
+                   lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
+
+/* A kernel specialised to one layout (src/rope.c, rope_specialised): flags, rotary_dim / 2,
+ * groups, lay and the head counts are constants, so that the compiler folds the layout
+ * branches and the index arithmetic. The same arguments are passed and ignored: the
+ * host's argument code is one for both kernels. Bits are the general kernel's: the same
+ * operations on the same values (on the H200, this folding took a CUDA build of the
+ * kernel from 0.78 to 0.88 of copy: docs/performance.md). */
+#define ROPE_KERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                           \
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK, \
+                   TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
+
+/* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,
+ * half, groups, lay0, lay1, lay2, lay3, hq, hk)", or "ROPE_BUILDERS" for a program with the
+ * position-id builders only (they are in every program). */
 #define ROPE_BUILDERS
 #ifndef BICL_SELECTED
 #define ROPE_KERNELS_(TI, TO) ROPE_KERNEL(TI, TO, 1) ROPE_KERNEL(TI, TO, 4) ROPE_KERNEL(TI, TO, 8)

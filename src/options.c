@@ -81,6 +81,7 @@ void bicl_options_defaults(bicl_options *o)
     o->disk_cache = 1;
     snprintf(o->profile, sizeof o->profile, "auto");
     o->act_tables = BICL_ACT_TABLES_UNSET;
+    o->rope_specialise = 1;
 }
 
 int bicl_act_tables_parse(const char *value)
@@ -149,6 +150,7 @@ bicl_status bicl_options_set_string(bicl_options *opts, bicl_option key, const c
         return BICL_SUCCESS;
     }
     case BICL_OPTION_DISK_CACHE:
+    case BICL_OPTION_ROPE_SPECIALISE:
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "option %d takes an integer", (int)key);
     default:
         return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown option key %d", (int)key);
@@ -165,6 +167,11 @@ bicl_status bicl_options_set_int(bicl_options *opts, bicl_option key, long value
         if (value != 0 && value != 1)
             return bicl_fail(BICL_ERR_INVALID_PARAMETER, "disk cache flag must be 0 or 1");
         opts->disk_cache = (int)value;
+        return BICL_SUCCESS;
+    case BICL_OPTION_ROPE_SPECIALISE:
+        if (value != 0 && value != 1)
+            return bicl_fail(BICL_ERR_INVALID_PARAMETER, "RoPE specialisation flag must be 0 or 1");
+        opts->rope_specialise = (int)value;
         return BICL_SUCCESS;
     case BICL_OPTION_BUILD_OPTIONS:
     case BICL_OPTION_CACHE_DIR:

@@ -12,7 +12,8 @@ struct bicl_options {
     char cache_dir[BICL_PATH_MAX];
     int disk_cache;
     char profile[32];
-    int act_tables; /* BICL_ACT_TABLES_*: BICL_OPTION_ACT_TABLES */
+    int act_tables;      /* BICL_ACT_TABLES_*: BICL_OPTION_ACT_TABLES */
+    int rope_specialise; /* BICL_OPTION_ROPE_SPECIALISE */
 };
 void bicl_options_defaults(bicl_options *o);
 #define BICL_ACT_TABLES_UNSET (-1) /* not set: $BICL_ACT_TABLES, else auto */

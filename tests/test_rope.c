@@ -244,9 +244,8 @@ static void table_equals_inline(void **state)
 
 /* The same tokens as THD, BSHD and BHSD views, q and k in one launch, in place: the
  * bits of each token's heads do not depend on the layout. */
-static void layouts_and_in_place(void **state)
+static void layouts_on(test_env *env)
 {
-    test_env *env = *state;
     const harness_model *m = &harness_models[1]; /* llama3 */
     bicl_rope_config c = harness_model_config(m, BICL_ROPE_ANGLE_EXACT);
     bicl_rope_plan *plan = NULL;
@@ -342,10 +341,14 @@ static void layouts_and_in_place(void **state)
     bicl_rope_plan_free(plan);
 }
 
-/* Every variant gives the reference bits (gpt-neox: partial rotary with pass-through). */
-static void variants_give_the_same_bits(void **state)
+static void layouts_and_in_place(void **state)
 {
-    test_env *env = *state;
+    layouts_on(*state);
+}
+
+/* Every variant gives the reference bits (gpt-neox: partial rotary with pass-through). */
+static void variants_on(test_env *env)
+{
     static const bicl_variant vs[] = {{1, 1, 0}, {1, 3, 0}, {4, 1, 64}, {8, 2, 32}, {1, 7, 128}};
     for (size_t m = 3; m < HARNESS_N_MODELS; ++m) {
         bicl_rope_config c = harness_model_config(&harness_models[m], BICL_ROPE_ANGLE_EXACT);
@@ -364,6 +367,34 @@ static void variants_give_the_same_bits(void **state)
         problem_free(&p);
         bicl_rope_plan_free(plan);
     }
+}
+
+static void variants_give_the_same_bits(void **state)
+{
+    variants_on(*state);
+}
+
+/* The general kernel (BICL_OPTION_ROPE_SPECIALISE 0: the layout passed as arguments)
+ * gives the reference bits too, on the layouts and variants the tests above run with
+ * the default, kernels specialised to each layout; the option takes 0 or 1 only. */
+static void general_kernel_gives_the_same_bits(void **state)
+{
+    test_env *env = *state;
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_SPECIALISE, 2),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_SPECIALISE, "0"),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_SPECIALISE, 0), BICL_SUCCESS);
+    test_env g = {NULL, env->queue};
+    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &g.ctx),
+                     BICL_SUCCESS);
+    bicl_options_free(o);
+    layouts_on(&g);
+    variants_on(&g);
+    bicl_context_free(g.ctx);
 }
 
 /* An out-of-range position is counted and its rotary outputs are NaN; pass-through
@@ -1009,6 +1040,7 @@ int main(void)
         cmocka_unit_test(table_equals_inline),
         cmocka_unit_test(layouts_and_in_place),
         cmocka_unit_test(variants_give_the_same_bits),
+        cmocka_unit_test(general_kernel_gives_the_same_bits),
         cmocka_unit_test(every_variant_every_view_gives_the_reference_bits),
         cmocka_unit_test(out_of_range_positions_are_reported),
         cmocka_unit_test(position_builders_match_reference),

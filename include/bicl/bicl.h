@@ -185,7 +185,17 @@ typedef enum bicl_option {
      * context), so that first op's latency includes it; a failure to allocate it is
      * that op's status (BICL_ERR_OUT_OF_DEVICE_MEMORY, BICL_ERR_OUT_OF_HOST_MEMORY).
      * Any other value: BICL_ERR_INVALID_PARAMETER. */
-    BICL_OPTION_ACT_TABLES = 5
+    BICL_OPTION_ACT_TABLES = 5,
+    /* int: 1 (default) builds bicl_rope_apply's kernel once per layout (the style,
+     * rotary_dim, the pass-through counts, the head counts, in place or not, inverse
+     * and the source), with those values as constants, which the compiler folds: on
+     * the H200 it ran llama's bf16 RoPE 8 % faster (docs/performance.md). Each new
+     * layout costs one program build on its first apply (then the memory and disk
+     * caches). 0: one kernel for every layout, the values passed as arguments.
+     * MLA's de-interleaving style always takes the latter (it ran 3 % slower
+     * specialised). Never changes bits. Anything but 0 or 1:
+     * BICL_ERR_INVALID_PARAMETER. */
+    BICL_OPTION_ROPE_SPECIALISE = 6
 } bicl_option;
 
 /* Creates an options object holding the defaults. */
