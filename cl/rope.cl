@@ -110,8 +110,8 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
  * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
  * multiples of VW, so a whole group of VW lies on one side. */
-#define ROPE_KERNEL_AS(NAME, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)               \
-    kernel void NAME(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,     \
+#define ROPE_KERNEL_AS(NAME, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)              \
+    kernel void NAME(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,    \
                      ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,           \
                      global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq_a,               \
                      global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,                    \
@@ -238,10 +238,11 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
  * groups, lay and the head counts are constants, so that the compiler folds the layout
  * branches and the index arithmetic. The same arguments are passed and ignored: the
  * host's argument code is one for both kernels. Bits are the general kernel's: the same
- * operations on the same values (on the H200, this folding took a CUDA build of the
- * kernel from 0.78 to 0.88 of copy: docs/performance.md). */
-#define ROPE_KERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                           \
-    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK, \
+ * operations on the same values. On the H200 it took llama's bf16 RoPE from 0.77 to 0.82
+ * of copy (docs/performance.md). */
+#define ROPE_KERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                          \
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
+                       ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,                              \
                    TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
 
 /* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import REPO, assert_bits_equal
+from conftest import REPO, assert_bits_equal, device_spec
 
 import bicl
 from bicl import reference as ref
@@ -100,6 +100,22 @@ def test_apply_equals_reference(ctx: bicl.Context, name: str, source: str, angle
             assert_bits_equal(got[0], want[0], f"{name} q")
             assert_bits_equal(got[1], want[1], f"{name} k")
         assert plan.errors() == (0, 0)
+
+
+def test_general_kernel_equals_reference(ctx: bicl.Context) -> None:
+    """rope_specialise=False (one kernel for every layout) gives the reference bits too."""
+    cfg = bicl.RopeConfig.from_hf_file(os.path.join(DATA, "llama3_1_8b.config.json"))
+    with bicl.Context(device_spec(),
+                      rope_specialise=False) as general, \
+            bicl.RopePlan(general, cfg, table_positions=64) as plan:
+        pos = np.array([0, 1, 17, 63, 5, 3], dtype=np.int32)
+        q, k = _qk((6, 4, 128), (6, 2, 128), seed=5)
+        got = general.np.rope(plan, pos, q, k, source="table")
+        want = ref.rope(plan, pos, q, k, source="table")
+        assert_bits_equal(got[0], want[0], "q")
+        assert_bits_equal(got[1], want[1], "k")
+    with pytest.raises(bicl.BiclError):
+        bicl.Context(None, rope_specialise=2)
 
 
 def test_padded_layout_and_f32_output(ctx: bicl.Context) -> None:
