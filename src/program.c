@@ -261,12 +261,20 @@ static uint32_t name_hash(const char *name)
     return h;
 }
 
-static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name)
+static bicl_kernel_pool *lookup_pool(bicl_context *ctx, const char *name, uint32_t h)
 {
-    uint32_t h = name_hash(name);
     for (bicl_kernel_pool *p = ctx->pools; p; p = p->next)
         if (p->hash == h && strcmp(p->name, name) == 0)
             return p;
+    return NULL;
+}
+
+static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name)
+{
+    uint32_t h = name_hash(name);
+    bicl_kernel_pool *found = lookup_pool(ctx, name, h);
+    if (found)
+        return found;
     bicl_kernel_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
@@ -299,6 +307,17 @@ static bicl_status kernel_create(bicl_context *ctx, bicl_family family, const ch
     pthread_mutex_unlock(&ctx->lock);
     *out = k;
     return BICL_SUCCESS;
+}
+
+bool bicl_kernel_take(bicl_context *ctx, const char *name, bicl_kernel **out)
+{
+    pthread_mutex_lock(&ctx->lock);
+    bicl_kernel_pool *pool = lookup_pool(ctx, name, name_hash(name));
+    bool found = pool && pool->n > 0;
+    if (found)
+        *out = pool->free[--pool->n];
+    pthread_mutex_unlock(&ctx->lock);
+    return found;
 }
 
 bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,

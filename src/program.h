@@ -5,6 +5,8 @@
 
 #include "sources.h"
 
+#include <stdbool.h>
+
 /* A program is one family's source plus one instance line (e.g.
  * "UNARY_PAIR(silu, bf16, bf16)") that instantiates the kernels of one op and dtype
  * combination. Small programs keep the first use of an op fast: PoCL compiles a whole
@@ -35,6 +37,9 @@ typedef struct bicl_kernel {
 } bicl_kernel;
 bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,
                                 const char *name, bicl_kernel **out);
+/* A pooled kernel of this name into *out, when one rests in its pool (true); builds
+ * nothing: a caller whose instance text is costly to write asks this first. */
+bool bicl_kernel_take(bicl_context *ctx, const char *name, bicl_kernel **out);
 void bicl_kernel_release(bicl_context *ctx, bicl_kernel *k);
 /* CL_KERNEL_WORK_GROUP_SIZE of k on the context's device (asked once per kernel name),
  * 0 when the query fails. */
