@@ -234,7 +234,7 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, TI, TO, VW, flags_a, half_r_a, groups_a, lay_a.s0,    \
                    lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
 
-/* A kernel specialised to one layout (src/rope.c, rope_specialised): flags, rotary_dim / 2,
+/* A kernel specialised to one layout (src/rope.c, rope_kernel_acquire): flags, rotary_dim / 2,
  * groups, lay and the head counts are constants, so that the compiler folds the layout
  * branches and the index arithmetic. The same arguments are passed and ignored: the
  * host's argument code is one for both kernels. Bits are the general kernel's: the same
