@@ -323,13 +323,10 @@ bool bicl_kernel_take(bicl_context *ctx, const char *name, bicl_kernel **out)
 bicl_status bicl_kernel_acquire(bicl_context *ctx, bicl_family family, const char *instance,
                                 const char *name, bicl_kernel **out)
 {
+    if (bicl_kernel_take(ctx, name, out))
+        return BICL_SUCCESS;
     pthread_mutex_lock(&ctx->lock);
     bicl_kernel_pool *pool = find_pool(ctx, name);
-    if (pool && pool->n > 0) {
-        *out = pool->free[--pool->n];
-        pthread_mutex_unlock(&ctx->lock);
-        return BICL_SUCCESS;
-    }
     pthread_mutex_unlock(&ctx->lock);
     if (!pool)
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "kernel pool %s", name);

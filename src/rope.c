@@ -720,41 +720,17 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
  * the general one: with BICL_OPTION_ROPE_SPECIALISE 0, for MLA's de-interleaving style
  * (3 % slower specialised on the H200), and where the layout's name would not fit.
  * Speed only: both give the same bits. */
-/* Appends text, or v in decimal, at p; returns the end. A specialised kernel's name is
- * written on every apply, so without stdio or a format string (the host overhead). */
-static char *put_s(char *p, const char *text)
-{
-    while (*text)
-        *p++ = *text++;
-    return p;
-}
-
-static char *put_u(char *p, unsigned v)
-{
-    char rev[10];
-    int n = 0;
-    do {
-        rev[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    while (n)
-        *p++ = rev[--n];
-    return p;
-}
-
 static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
                                        unsigned vw, const cl_uint spec[9], bicl_kernel **k)
 {
     const char *ti = bicl_dtype_tag(in), *to = bicl_dtype_tag(out);
     char name[160], instance[BICL_INSTANCE_MAX + 1];
     if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
-        static const char *const tags[9] = {"_f", "_h", "_g", "_l", "_", "_", "_", "_q", "_k"};
-        char *p = put_s(put_s(put_s(put_s(name, "rope_"), ti), "_"), to);
-        p = put_u(put_s(p, "_v"), vw);
-        for (int i = 0; i < 9; ++i)
-            p = put_u(put_s(p, tags[i]), spec[i]);
-        *p = '\0';
-        if (bicl_kernel_take(ctx, name, k)) /* built before: its instance fitted */
+        bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u", ti,
+                         to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
+                         spec[7], spec[8]);
+        /* the instance text only for a build: a kernel in the pool had one that fitted */
+        if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
         bicl_name_format(instance, sizeof instance,
                          "ROPE_KERNEL_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u)", ti, to,
