@@ -348,33 +348,79 @@ static const struct {
 
 /* ------------------------------------------------------------------ RoPE */
 
+/* The RoPE forms of the bandwidth table and the sweep: each of issue 18's targets (dtypes,
+ * styles, sources, partial rotary, fused QKV) on llama3's table, 32 q + 8 k heads x 128. */
+typedef struct rope_form {
+    const char *label; /* the row's dtype column */
+    bicl_dtype dt;
+    bicl_rope_style style;
+    int rotary_dim;
+    bicl_rope_source source;
+    bool out_of_place; /* q, k to buffers 2 and 3, as HF's apply_rotary_pos_emb and the
+                          torch.compile peer run it */
+    bool fused;        /* q and k: views of one [T, 32 + 8 + 8, 128] QKV buffer */
+} rope_form;
+
+#define ROPE_TABLE  BICL_ROPE_SOURCE_TABLE
+#define ROPE_INLINE BICL_ROPE_SOURCE_INLINE
+static const rope_form rope_forms[] = {
+    {"bf16 table", BICL_BF16, BICL_ROPE_NEOX, 128, ROPE_TABLE, false, false},
+    {"bf16 table out of place", BICL_BF16, BICL_ROPE_NEOX, 128, ROPE_TABLE, true, false},
+    {"f16 table", BICL_F16, BICL_ROPE_NEOX, 128, ROPE_TABLE, false, false},
+    {"f32 table", BICL_F32, BICL_ROPE_NEOX, 128, ROPE_TABLE, false, false},
+    {"bf16 table gptj", BICL_BF16, BICL_ROPE_GPTJ, 128, ROPE_TABLE, false, false},
+    {"bf16 inline", BICL_BF16, BICL_ROPE_NEOX, 128, ROPE_INLINE, false, false},
+    {"bf16 table partial 64", BICL_BF16, BICL_ROPE_NEOX, 64, ROPE_TABLE, false, false},
+    {"bf16 table partial 64 out of place", BICL_BF16, BICL_ROPE_NEOX, 64, ROPE_TABLE, true, false},
+    {"bf16 table fused qkv", BICL_BF16, BICL_ROPE_NEOX, 128, ROPE_TABLE, false, true},
+};
+#define N_ROPE_FORMS (sizeof rope_forms / sizeof rope_forms[0])
+
 typedef struct rope_arg {
     bicl_rope_plan *plan;
     size_t tokens;
     cl_mem pos;
-    bool out_of_place; /* q, k to buffers 2 and 3, as HF's apply_rotary_pos_emb and the
-                          torch.compile peer run it (run_rope only) */
+    const rope_form *form; /* NULL: MLA's row (run_rope_mla) */
 } rope_arg;
+
+/* q and k views of one form: separate [T, heads, 128] buffers, or the q and k heads of a
+ * fused [T, 48, 128] buffer (token stride 48 x 128) */
+static void rope_views_of(const rope_arg *r, cl_mem qb, cl_mem kb, bicl_tensor *q, bicl_tensor *k)
+{
+    const rope_form *f = r->form;
+    if (!f->fused) {
+        size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128};
+        *q = bicl_tensor_contiguous(qb, f->dt, 0, 3, qs);
+        *k = bicl_tensor_contiguous(kb, f->dt, 0, 3, ks);
+        return;
+    }
+    size_t fs[3] = {r->tokens, 48, 128};
+    *q = bicl_tensor_contiguous(qb, f->dt, 0, 3, fs);
+    *k = *q;
+    q->shape[1] = 32;
+    k->shape[1] = 8;
+    k->offset = 32 * 128;
+}
 
 static bicl_status run_rope(bench *b, cl_mem *buf, size_t n, void *arg, cl_event *ev)
 {
     (void)n;
     rope_arg *r = arg;
-    size_t qs[3] = {r->tokens, 32, 128}, ks[3] = {r->tokens, 8, 128}, ps[1] = {r->tokens};
-    int o = r->out_of_place ? 2 : 0;
-    bicl_tensor q = bicl_tensor_contiguous(buf[0], BICL_BF16, 0, 3, qs);
-    bicl_tensor k = bicl_tensor_contiguous(buf[1], BICL_BF16, 0, 3, ks);
-    bicl_tensor qo = bicl_tensor_contiguous(buf[o], BICL_BF16, 0, 3, qs);
-    bicl_tensor ko = bicl_tensor_contiguous(buf[o + 1], BICL_BF16, 0, 3, ks);
+    size_t ps[1] = {r->tokens};
+    int o = r->form->out_of_place ? 2 : 0;
+    bicl_tensor q, k, qo, ko;
+    rope_views_of(r, buf[0], buf[1], &q, &k);
+    rope_views_of(r, buf[o], buf[o + 1], &qo, &ko);
     bicl_tensor p = bicl_tensor_contiguous(r->pos, BICL_I32, 0, 1, ps);
-    return bicl_rope_apply(b->ctx, b->q, r->plan, BICL_ROPE_SOURCE_TABLE, 0, &p, &q, &qo, &k, &ko,
-                           0, NULL, ev);
+    return bicl_rope_apply(b->ctx, b->q, r->plan, r->form->source, 0, &p, &q, &qo, &k, &ko, 0, NULL,
+                           ev);
 }
 
-static bicl_rope_plan *llama_plan(bench *b, int table_rows)
+static bicl_rope_plan *llama_plan(bench *b, int table_rows, const rope_form *f)
 {
     bicl_rope_config c;
-    bicl_rope_config_init(&c, 128, 128);
+    bicl_rope_config_init(&c, 128, f->rotary_dim);
+    c.style = f->style;
     c.theta = 500000.0;
     c.type = BICL_ROPE_LLAMA3;
     c.factor = 8.0;
@@ -446,13 +492,16 @@ static cl_mem positions(bench *b, size_t tokens, int rows)
     return m;
 }
 
-/* The RoPE rows of the bandwidth table and the sweep, for buffers of `bytes`: llama3's
- * table, 32 q + 8 k heads x 128, bf16; *moved: the bytes an apply reads and writes. */
-static rope_arg llama_setup(bench *b, size_t bytes, double *moved)
+/* A RoPE row of the bandwidth table and the sweep, for buffers of `bytes`; *moved: the
+ * bytes an apply must read and write: the rotary elements of q and k (every element
+ * when out of place), one position per token. */
+static rope_arg llama_setup(bench *b, size_t bytes, const rope_form *f, double *moved)
 {
-    size_t tokens = bytes / (32 * 128 * 2);
-    rope_arg r = {llama_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
-    *moved = (double)tokens * 40 * 128 * 2 * 2 + (double)tokens * 4;
+    size_t es = bicl_dtype_size(f->dt);
+    size_t tokens = bytes / ((f->fused ? 48 : 32) * 128 * es);
+    rope_arg r = {llama_plan(b, 8192, f), tokens, positions(b, tokens, 8192), f};
+    size_t per_head = f->out_of_place ? 128 : (size_t)f->rotary_dim;
+    *moved = (double)tokens * 40 * (double)(per_head * es * 2) + (double)tokens * 4;
     return r;
 }
 
@@ -460,7 +509,7 @@ static rope_arg llama_setup(bench *b, size_t bytes, double *moved)
 static rope_arg deepseek_setup(bench *b, size_t bytes, double *moved)
 {
     size_t tokens = bytes / (MLA_HEADS * 192 * 2);
-    rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192), false};
+    rope_arg r = {deepseek_plan(b, 8192), tokens, positions(b, tokens, 8192), NULL};
     *moved = mla_moved(tokens);
     return r;
 }
@@ -535,7 +584,7 @@ static void add_row(const char *op, const char *dtype, size_t bytes, double gbs,
         return;
     row *r = &rows[n_rows++];
     snprintf(r->op, sizeof r->op, "%.31s", op);
-    snprintf(r->dtype, sizeof r->dtype, "%.23s", dtype);
+    snprintf(r->dtype, sizeof r->dtype, "%.47s", dtype);
     snprintf(r->peer, sizeof r->peer, "%.39s", peer ? peer : "");
     r->bytes = bytes;
     r->gbs = gbs;
@@ -885,11 +934,13 @@ static void variant_sweep(bench *b, size_t bytes)
             sweep_one(b, label, run_op, n, (void *)op, op_bytes(op, n));
     }
     double moved;
-    if (sweep_wanted("rope bf16 table")) { /* as in the bandwidth table, in place */
-        rope_arg r = llama_setup(b, bytes, &moved);
-        sweep_one(b, "rope bf16 table", run_rope, 0, &r, moved);
-        r.out_of_place = true;
-        sweep_one(b, "rope bf16 table out of place", run_rope, 0, &r, moved);
+    for (size_t i = 0; i < N_ROPE_FORMS; ++i) {
+        char label[64];
+        snprintf(label, sizeof label, "rope %s", rope_forms[i].label);
+        if (!sweep_wanted(label))
+            continue;
+        rope_arg r = llama_setup(b, bytes, &rope_forms[i], &moved);
+        sweep_one(b, label, run_rope, 0, &r, moved);
         rope_arg_free(&r);
     }
     if (sweep_wanted("rope_mla bf16 table")) {
@@ -1006,14 +1057,11 @@ int main(int argc, char **argv)
                     blas[i].peer_of, 0);
         }
 #endif
-        { /* RoPE, llama3 table, 32 q + 8 k heads x 128, bf16 in place, then out of place */
+        for (size_t i = 0; i < N_ROPE_FORMS; ++i) { /* RoPE, llama3 table, 32 q + 8 k x 128 */
             double moved;
-            rope_arg r = llama_setup(&b, bytes, &moved);
+            rope_arg r = llama_setup(&b, bytes, &rope_forms[i], &moved);
             double t = time_op(&b, run_rope, 0, &r);
-            add_row("rope", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
-            r.out_of_place = true;
-            t = time_op(&b, run_rope, 0, &r);
-            add_row("rope", "bf16 table out of place", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
+            add_row("rope", rope_forms[i].label, bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
             rope_arg_free(&r);
         }
         { /* MLA's RoPE, DeepSeek-V3 (rope_interleave, yarn), 16 q heads x 192 + k_pe */
@@ -1046,7 +1094,7 @@ int main(int argc, char **argv)
     static const op_spec silu = {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU};
     double lat_op = wall_once(&b, run_op, 4096, (void *)&silu);
     double lat_empty = wall_once(&b, run_empty, 0, NULL);
-    rope_arg r1 = {llama_plan(&b, 8192), 1, positions(&b, 1, 8192), false};
+    rope_arg r1 = {llama_plan(&b, 8192, &rope_forms[0]), 1, positions(&b, 1, 8192), &rope_forms[0]};
     double lat_rope = wall_once(&b, run_rope, 0, &r1);
     double dev_op = time_op(&b, run_op, 4096, (void *)&silu);
     double dev_empty = time_op(&b, run_empty, 0, NULL);
