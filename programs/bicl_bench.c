@@ -33,6 +33,17 @@ static void die(const char *what, bicl_status st)
     exit(1);
 }
 
+/* --op TEXT: only the bandwidth table's rows whose "op dtype" contains TEXT (NULL: all;
+ * the copy row always runs: it is every ratio's denominator). */
+static const char *row_filter;
+
+static bool row_wanted(const char *op, const char *dtype)
+{
+    char label[96];
+    snprintf(label, sizeof label, "%s %s", op, dtype);
+    return !row_filter || strstr(label, row_filter) != NULL;
+}
+
 /* ------------------------------------------------------------- the bench */
 
 typedef struct bench {
@@ -299,9 +310,11 @@ static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t by
     for (size_t o = 0; o < sizeof table_ops / sizeof table_ops[0]; ++o) {
         const op_spec *op = &table_ops[o];
         char dt[48];
-        double t = time_op(b, run_op, n, (void *)op);
         snprintf(dt, sizeof dt, "%s->%s %s", bicl_dtype_name(op->in), bicl_dtype_name(op->out),
                  what);
+        if (!row_wanted(op->name, dt))
+            continue;
+        double t = time_op(b, run_op, n, (void *)op);
         add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
     }
     b->op_ctx = b->ctx;
@@ -955,19 +968,20 @@ static void variant_sweep(bench *b, size_t bytes)
 
 static void usage(void)
 {
-    printf("usage: bicl-bench [--device SPEC] [--json FILE] [--svg FILE] [--max-mib N]\n"
-           "                  [--reps N] [--quick] [--variants | --sweep-only [--sweep-op TEXT]]\n"
-           "                  [--latency]\n"
+    printf("usage: bicl-bench [--device SPEC] [--json FILE] [--svg FILE] [--min-mib N]\n"
+           "                  [--max-mib N] [--op TEXT] [--reps N] [--quick]\n"
+           "                  [--variants | --sweep-only [--sweep-op TEXT]] [--latency]\n"
            "       bicl-bench --startup [--device SPEC]\n"
-           "  Bandwidth of each op against a float4 copy kernel and CLBlast, decode latency\n"
-           "  against an empty kernel, host overhead per call (--latency: only these);\n"
-           "  --startup: cold vs warm start.\n");
+           "  Bandwidth of each op against a float4 copy kernel and CLBlast (buffers from\n"
+           "  --min-mib, default 4, to --max-mib, times 4; --op: only the rows whose\n"
+           "  \"op dtype\" contains TEXT), decode latency against an empty kernel, host\n"
+           "  overhead per call (--latency: only these); --startup: cold vs warm start.\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *json = NULL, *svg = NULL;
-    size_t max_mib = 0;
+    size_t max_mib = 0, min_mib = 4;
     int reps = 15, quick = 0, startup = 0, first = 0, variants = 0, sweep_only = 0,
         latency_only = 0;
     for (int i = 1; i < argc; ++i) {
@@ -979,6 +993,10 @@ int main(int argc, char **argv)
             svg = argv[++i];
         else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc)
             max_mib = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--min-mib") && i + 1 < argc)
+            min_mib = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--op") && i + 1 < argc)
+            row_filter = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
@@ -1021,7 +1039,7 @@ int main(int argc, char **argv)
         cap = (size_t)(global / 10 * 8 / (MAX_BUFS * MAX_SETS));
     size_t sizes[MAX_SIZES];
     int n_sizes = 0;
-    for (size_t s = (size_t)4 << 20; s <= cap && n_sizes < MAX_SIZES; s *= 4)
+    for (size_t s = (min_mib ? min_mib : 1) << 20; s <= cap && n_sizes < MAX_SIZES; s *= 4)
         sizes[n_sizes++] = s;
     if (n_sizes == 0 || sizes[n_sizes - 1] != cap)
         sizes[n_sizes++] = cap & ~(size_t)0xffff;
@@ -1041,37 +1059,44 @@ int main(int argc, char **argv)
         add_row("copy4", "f32", bytes, copy_gbs, copy_gbs, NULL, 0);
         for (size_t o = 0; o < N_OPS; ++o) {
             size_t n = bytes / 4; /* elements: every operand fits a buffer */
-            double t = time_op(&b, run_op, n, (void *)&ops[o]);
             char dt[24];
             snprintf(dt, sizeof dt, "%s->%s", bicl_dtype_name(ops[o].in),
                      bicl_dtype_name(ops[o].out));
+            if (!row_wanted(ops[o].name, dt))
+                continue;
+            double t = time_op(&b, run_op, n, (void *)&ops[o]);
             add_row(ops[o].name, dt, bytes, op_bytes(&ops[o], n) / t * 1e-9, copy_gbs, NULL, 0);
         }
 #ifdef BICL_HAVE_CLBLAST
         for (size_t i = 0; i < sizeof blas / sizeof blas[0]; ++i) {
             size_t n = bytes / 4;
-            double t = time_op(&b, run_blas, n, (void *)blas[i].name);
             char nm[40];
             snprintf(nm, sizeof nm, "clblast_%.30s", blas[i].name);
+            if (!row_wanted(nm, "f32"))
+                continue;
+            double t = time_op(&b, run_blas, n, (void *)blas[i].name);
             add_row(nm, "f32", bytes, blas[i].bytes_per_elem * (double)n / t * 1e-9, copy_gbs,
                     blas[i].peer_of, 0);
         }
 #endif
         for (size_t i = 0; i < N_ROPE_FORMS; ++i) { /* RoPE, llama3 table, 32 q + 8 k x 128 */
+            if (!row_wanted("rope", rope_forms[i].label))
+                continue;
             double moved;
             rope_arg r = llama_setup(&b, bytes, &rope_forms[i], &moved);
             double t = time_op(&b, run_rope, 0, &r);
             add_row("rope", rope_forms[i].label, bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
             rope_arg_free(&r);
         }
-        { /* MLA's RoPE, DeepSeek-V3 (rope_interleave, yarn), 16 q heads x 192 + k_pe */
+        if (row_wanted("rope_mla", "bf16 table")) { /* DeepSeek-V3 (rope_interleave, yarn),
+                                                        16 q heads x 192 + k_pe */
             double moved;
             rope_arg r = deepseek_setup(&b, bytes, &moved);
             double t = time_op(&b, run_rope_mla, 0, &r);
             add_row("rope_mla", "bf16 table", bytes, moved / t * 1e-9, copy_gbs, NULL, 0);
             rope_arg_free(&r);
         }
-        { /* M-RoPE, the same shape, positions [3, T] */
+        if (row_wanted("mrope", "bf16 table")) { /* M-RoPE, llama's shape, positions [3, T] */
             size_t tokens = bytes / (32 * 128 * 2);
             mrope_arg r = mrope_setup(&b, tokens, 8192);
             double t = time_op(&b, run_mrope, 0, &r);
