@@ -35,6 +35,8 @@
 #define ROPE_Q_IN_PLACE   16u
 #define ROPE_K_IN_PLACE   32u
 #define ROPE_DEINTERLEAVE 64u
+#define ROPE_ALL_HEADS    128u
+#define ROPE_ONE_ROW      256u
 
 /* Element 0 of head h of token (b, s) in a view with strides st = (b, s, head, element). */
 BICL_FN ulong rope_head_at(ulong off, ulong4 st, ulong b, ulong s, uint h)
@@ -116,7 +118,7 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
                      global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq_a,               \
                      global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,                    \
                      global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,               \
-                     uint half_r_a, uint4 lay_a, uint groups_a, uint hpu, uint hblocks,            \
+                     uint half_r_a, uint4 lay_a, uint groups_a, uint hpu_a, uint hblocks_a,        \
                      uint flags_a, global const float2 *table, global const ulong *inv_bits,       \
                      global const float *inv_f, ulong attn_bits, float attn_f, int limit,          \
                      global int *err, uint ipt)                                                    \
@@ -125,6 +127,9 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
         const uint hq = (HQ), hk = (HK), half_r = (HALF), groups = (GROUPS), flags = (FLAGS);      \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
         (void)hq_a, (void)hk_a, (void)half_r_a, (void)lay_a, (void)groups_a, (void)flags_a;        \
+        /* every head in one block: the head loop's bounds are constants when hq, hk are */        \
+        const bool all_heads = (flags & ROPE_ALL_HEADS) != 0;                                      \
+        const uint hpu = all_heads ? hq + hk : hpu_a, hblocks = all_heads ? 1u : hblocks_a;        \
         const int inv = (flags & ROPE_INVERSE) != 0;                                               \
         /* where pairs are read and written: GPT-J (2i, 2i + 1) or NeoX (i, i + half) */           \
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
@@ -136,7 +141,11 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
             ulong g_, hb_, s;                                                                      \
             ulong th = bicl_divmod(u, groups, &g_); /* token * hblocks + block */                  \
             ulong t = bicl_divmod(th, hblocks, &hb_);                                              \
-            ulong b = bicl_divmod(t, S, &s);                                                       \
+            ulong b = 0; /* one row: no division by S */                                          \
+            if (flags & ROPE_ONE_ROW)                                                              \
+                s = t;                                                                             \
+            else                                                                                   \
+                b = bicl_divmod(t, S, &s);                                                         \
             uint g = (uint)g_, h0 = (uint)hb_ * hpu;                                               \
             uint h1 = h0 + min(hpu, hq + hk - h0);                                                 \
             int p = pos[pos_off + b * pos_sb + s * pos_ss];                                        \

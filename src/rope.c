@@ -31,6 +31,8 @@ enum {
     ROPE_Q_IN_PLACE = 16,
     ROPE_K_IN_PLACE = 32,
     ROPE_DEINTERLEAVE = 64,
+    ROPE_ALL_HEADS = 128, /* one unit per (token, pair group) rotates every head */
+    ROPE_ONE_ROW = 256,   /* one batch row (S == T): a token's row and index need no division */
 };
 
 struct bicl_rope_plan {
@@ -796,7 +798,8 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
                     (inverse ? ROPE_INVERSE : 0) |
                     (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
                     (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
-                    (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0);
+                    (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0) |
+                    (sh.hblocks == 1 ? ROPE_ALL_HEADS : 0) | (v.S == v.T ? ROPE_ONE_ROW : 0);
     cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk;
     const cl_uint spec[9] = {flags,    half,     sh.groups, lay.s[0], lay.s[1],
                              lay.s[2], lay.s[3], hq,        hk};
