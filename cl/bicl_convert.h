@@ -35,25 +35,26 @@ BICL_FN bicl_u16 bicl_f32_to_bf16(float x)
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)
 {
     bicl_u32 sign = ((bicl_u32)h & 0x8000u) << 16;
-    bicl_u32 em = (bicl_u32)h & 0x7fffu; /* exponent and significand */
-    /* Every case computed and one selected (no branch: vectorisers and GPUs run them
-     * side by side): normal, rebias 15 -> 127; inf and NaN, exponent all ones and the
-     * payload moved up; subnormal or zero, em * 2^-24, exact in f32 (a normal number). */
-    bicl_u32 normal = (em << 13) + 0x38000000u;
-    bicl_u32 special = (em << 13) + 0x70000000u;
-    bicl_u32 small = bicl_f32_as_u32((float)em * 0x1p-24f);
-    bicl_u32 e = em >> 10;
-    bicl_u32 r = e == 0x1fu ? special : normal;
-    return bicl_u32_as_f32(sign | (e == 0u ? small : r));
+    bicl_u32 exp = ((bicl_u32)h >> 10) & 0x1fu;
+    bicl_u32 mant = (bicl_u32)h & 0x3ffu;
+    if (exp == 0x1fu)
+        return bicl_u32_as_f32(sign | 0x7f800000u | (mant << 13));
+    if (exp != 0u)
+        return bicl_u32_as_f32(sign | ((exp + 112u) << 23) | (mant << 13));
+    /* Subnormal or zero: mant * 2^-24 is exact in f32 (a normal number). */
+    return bicl_u32_as_f32(sign | bicl_f32_as_u32((float)mant * 0x1p-24f));
 }
 
-/* Round the 24-bit significand `mant` right by `shift` bits (1..31), ties to even. */
+/* Round the 24-bit significand `mant` right by `shift` bits (1..24), ties to
+ * even. */
 BICL_FN bicl_u32 bicl_shift_round_even(bicl_u32 mant, bicl_u32 shift)
 {
     bicl_u32 kept = mant >> shift;
     bicl_u32 rest = mant & ((1u << shift) - 1u);
     bicl_u32 tie = 1u << (shift - 1u);
-    return kept + ((bicl_u32)(rest > tie) | ((bicl_u32)(rest == tie) & (kept & 1u)));
+    if (rest > tie || (rest == tie && (kept & 1u)))
+        kept += 1u;
+    return kept;
 }
 
 BICL_FN bicl_u16 bicl_f32_to_f16(float x)
@@ -61,22 +62,22 @@ BICL_FN bicl_u16 bicl_f32_to_f16(float x)
     bicl_u32 u = bicl_f32_as_u32(x);
     bicl_u32 sign = (u >> 16) & 0x8000u;
     bicl_u32 a = u & 0x7fffffffu;
-    /* Every case computed and one selected, as above. f16 normal range: rebias 127 -> 15
-     * and round (a carry into the exponent is the right encoding). */
-    bicl_u32 n = a - 0x38000000u;
-    bicl_u32 normal = (n + 0xfffu + ((n >> 13) & 1u)) >> 13;
-    /* f16 subnormal range and below: m * 2^-24 with m the significand shifted right by
-     * 126 - exponent (14..24); the shift clamped to 1..31, so that smaller values round
-     * to zero (2^-25 is a tie to 0) and larger ones, selected away, shift by a valid
-     * count. A carry into bit 10 yields the smallest normal, the right encoding. */
+    if (a > 0x7f800000u) /* NaN: quiet, top 9 payload bits kept */
+        return (bicl_u16)(sign | 0x7e00u | ((a >> 13) & 0x1ffu));
+    if (a >= 0x477ff000u) /* >= 65520 rounds to inf (the tie goes to even) */
+        return (bicl_u16)(sign | 0x7c00u);
+    if (a >= 0x38800000u) { /* f16 normal range: rebias 127 -> 15 and round */
+        bicl_u32 r = a - 0x38000000u;
+        r += 0xfffu + ((r >> 13) & 1u);
+        return (bicl_u16)(sign | (r >> 13));
+    }
+    if (a <= 0x33000000u) /* <= 2^-25: rounds to zero (2^-25 is a tie to 0) */
+        return (bicl_u16)sign;
+    /* f16 subnormal: value = m * 2^-24 with m = mant * 2^(exp - 126). A carry
+     * into bit 10 yields the smallest normal, which is the right encoding. */
     bicl_u32 e = a >> 23;
-    bicl_u32 shift = e >= 125u ? 1u : (e <= 95u ? 31u : 126u - e);
-    bicl_u32 small = bicl_shift_round_even((a & 0x7fffffu) | 0x800000u, shift);
-    bicl_u32 r = a < 0x38800000u ? small : normal;
-    r = a >= 0x477ff000u ? 0x7c00u : r; /* >= 65520 rounds to inf (the tie goes to even) */
-    /* NaN: quiet, top 9 payload bits kept */
-    r = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x1ffu)) : r;
-    return (bicl_u16)(sign | r);
+    bicl_u32 mant = (a & 0x7fffffu) | 0x800000u;
+    return (bicl_u16)(sign | bicl_shift_round_even(mant, 126u - e));
 }
 
 #endif /* BICL_CONVERT_H */
