@@ -5,21 +5,22 @@
 
 #include <string.h>
 
-/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32): a variant (vw, ipt,
- * wg) per class */
+/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32): a variant
+ * (vw, ipt, wg) per class */
 #define BICL_PROFILE_V(vw, ipt, wg)                                                                \
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
-#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32)                         \
+#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32)                \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
-      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32}},
+      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32}},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
 #include "../platforms/amd/profile.h"
-    {"generic", {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
+    {"generic",
+     {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}}},
 };
 #undef BICL_PROFILE
 #undef BICL_PROFILE_V
@@ -95,5 +96,7 @@ bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype 
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out)
 {
     bicl_vclass c = bicl_vclass_of(&in, 1, &out, 1);
-    return c == BICL_VCLASS_16 ? BICL_VCLASS_ROPE16 : c;
+    if (c == BICL_VCLASS_16)
+        return BICL_VCLASS_ROPE16;
+    return c == BICL_VCLASS_32 ? BICL_VCLASS_ROPE32 : c;
 }

@@ -19,8 +19,10 @@
  * differs from a stream's:
  *   BICL_VCLASS_TABLE   16-bit activations read from a lookup table (a gather per element)
  *   BICL_VCLASS_ROPE16  RoPE, RoPE slice and M-RoPE with 16-bit input and output (a
- *                       head's pairs per work unit); with a 32-bit operand they take
- *                       the class of their dtypes, as elementwise launches do
+ *                       head's pairs per work unit); with a 16-bit input and a 32-bit
+ *                       output they take class MIXED, as elementwise launches do
+ *   BICL_VCLASS_ROPE32  the same with a 32-bit input (on the H200 f32 RoPE ran 3835
+ *                       GB/s at 4/1/512 against 3408 at class 32's 4/4/256)
  *   BICL_VCLASS_ACT32   a computed activation (bicl_unary of an op whose registry row
  *                       has table = 1: evaluation costlier than a load; not read from a
  *                       table) with a 32-bit input: an element runs the correctly
@@ -38,9 +40,10 @@ typedef enum bicl_vclass {
     BICL_VCLASS_16,
     BICL_VCLASS_TABLE,
     BICL_VCLASS_ROPE16,
-    BICL_VCLASS_ACT32
+    BICL_VCLASS_ACT32,
+    BICL_VCLASS_ROPE32
 } bicl_vclass;
-#define BICL_VCLASS_COUNT 7
+#define BICL_VCLASS_COUNT 8
 
 /* A vendor's default variant per launch class. */
 typedef struct bicl_profile {
