@@ -35,14 +35,14 @@ BICL_FN bicl_u16 bicl_f32_to_bf16(float x)
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)
 {
     bicl_u32 sign = ((bicl_u32)h & 0x8000u) << 16;
-    bicl_u32 exp = ((bicl_u32)h >> 10) & 0x1fu;
-    bicl_u32 mant = (bicl_u32)h & 0x3ffu;
-    if (exp == 0x1fu)
-        return bicl_u32_as_f32(sign | 0x7f800000u | (mant << 13));
-    if (exp != 0u)
-        return bicl_u32_as_f32(sign | ((exp + 112u) << 23) | (mant << 13));
-    /* Subnormal or zero: mant * 2^-24 is exact in f32 (a normal number). */
-    return bicl_u32_as_f32(sign | bicl_f32_as_u32((float)mant * 0x1p-24f));
+    bicl_u32 em = (bicl_u32)h & 0x7fffu; /* exponent and significand */
+    bicl_u32 r = (em << 13) + 0x38000000u; /* normal: rebias 15 -> 127 */
+    /* One test for the rare cases (exponent 0 or all ones), so that the common path is
+     * a few integer operations without a branch per case. */
+    if (em - 0x0400u >= 0x7800u)
+        r = em >= 0x7c00u ? r + 0x38000000u /* inf, NaN: exponent all ones, payload up */
+                          : bicl_f32_as_u32((float)em * 0x1p-24f); /* exact, a normal f32 */
+    return bicl_u32_as_f32(sign | r);
 }
 
 /* Round the 24-bit significand `mant` right by `shift` bits (1..24), ties to
@@ -57,27 +57,34 @@ BICL_FN bicl_u32 bicl_shift_round_even(bicl_u32 mant, bicl_u32 shift)
     return kept;
 }
 
+/* The cases outside the f16 normal range (bicl_f32_to_f16): a = |x|'s bits. */
+BICL_FN bicl_u32 bicl_f32_to_f16_rare(bicl_u32 a)
+{
+    if (a > 0x7f800000u) /* NaN: quiet, top 9 payload bits kept */
+        return 0x7e00u | ((a >> 13) & 0x1ffu);
+    if (a >= 0x477ff000u) /* >= 65520 rounds to inf (the tie goes to even) */
+        return 0x7c00u;
+    if (a <= 0x33000000u) /* <= 2^-25: rounds to zero (2^-25 is a tie to 0) */
+        return 0u;
+    /* f16 subnormal: value = m * 2^-24 with m = mant * 2^(exp - 126). A carry
+     * into bit 10 yields the smallest normal, which is the right encoding. */
+    bicl_u32 e = a >> 23;
+    bicl_u32 mant = (a & 0x7fffffu) | 0x800000u;
+    return bicl_shift_round_even(mant, 126u - e);
+}
+
 BICL_FN bicl_u16 bicl_f32_to_f16(float x)
 {
     bicl_u32 u = bicl_f32_as_u32(x);
     bicl_u32 sign = (u >> 16) & 0x8000u;
     bicl_u32 a = u & 0x7fffffffu;
-    if (a > 0x7f800000u) /* NaN: quiet, top 9 payload bits kept */
-        return (bicl_u16)(sign | 0x7e00u | ((a >> 13) & 0x1ffu));
-    if (a >= 0x477ff000u) /* >= 65520 rounds to inf (the tie goes to even) */
-        return (bicl_u16)(sign | 0x7c00u);
-    if (a >= 0x38800000u) { /* f16 normal range: rebias 127 -> 15 and round */
-        bicl_u32 r = a - 0x38000000u;
-        r += 0xfffu + ((r >> 13) & 1u);
-        return (bicl_u16)(sign | (r >> 13));
-    }
-    if (a <= 0x33000000u) /* <= 2^-25: rounds to zero (2^-25 is a tie to 0) */
-        return (bicl_u16)sign;
-    /* f16 subnormal: value = m * 2^-24 with m = mant * 2^(exp - 126). A carry
-     * into bit 10 yields the smallest normal, which is the right encoding. */
-    bicl_u32 e = a >> 23;
-    bicl_u32 mant = (a & 0x7fffffu) | 0x800000u;
-    return (bicl_u16)(sign | bicl_shift_round_even(mant, 126u - e));
+    /* f16 normal range [2^-14, 65520): rebias 127 -> 15 and round (a carry into the
+     * exponent is the right encoding); one test sends the rest to the rare cases. */
+    bicl_u32 n = a - 0x38000000u;
+    bicl_u32 r = (n + 0xfffu + ((n >> 13) & 1u)) >> 13;
+    if (a - 0x38800000u >= 0x477ff000u - 0x38800000u)
+        r = bicl_f32_to_f16_rare(a);
+    return (bicl_u16)(sign | r);
 }
 
 #endif /* BICL_CONVERT_H */
