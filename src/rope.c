@@ -711,7 +711,7 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
     /* Several units per work-item only while min_items work-items remain: a small
      * launch (decode) would otherwise serialise its few units' memory latencies. */
     size_t cap = sh.units / plan->min_items;
-    sh.ipt = var.items_per_thread;
+    sh.ipt = var.items_per_thread ? var.items_per_thread : 1; /* checked variants have >= 1 */
     if (sh.ipt > cap)
         sh.ipt = cap > 1 ? (cl_uint)cap : 1;
     return sh;
