@@ -22,7 +22,8 @@
  *                       head's pairs per work unit); with a 16-bit input and a 32-bit
  *                       output they take class MIXED, as elementwise launches do
  *   BICL_VCLASS_ROPE32  the same with a 32-bit input (on the H200 f32 RoPE ran 3835
- *                       GB/s at 4/1/512 against 3408 at class 32's 4/4/256)
+ *                       GB/s at 4/1/512 against 3408 at class 32's 4/4/256; an f32
+ *                       input with a 16-bit output was not measured)
  *   BICL_VCLASS_ACT32   a computed activation (bicl_unary of an op whose registry row
  *                       has table = 1: evaluation costlier than a load; not read from a
  *                       table) with a 32-bit input: an element runs the correctly
