@@ -243,12 +243,12 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, TI, TO, VW, flags_a, half_r_a, groups_a, lay_a.s0,    \
                    lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
 
-/* A kernel specialised to one layout (src/rope.c, rope_kernel_acquire): flags, rotary_dim / 2,
- * groups, lay and the head counts are constants, so that the compiler folds the layout
- * branches and the index arithmetic. The same arguments are passed and ignored: the
- * host's argument code is one for both kernels. Bits are the general kernel's: the same
- * operations on the same values. On the H200 it took llama's bf16 RoPE from 0.77 to 0.82
- * of copy (docs/performance.md). */
+/* A kernel specialised to one layout (src/rope.c, rope_kernel_acquire): flags (with
+ * ROPE_ALL_HEADS and ROPE_ONE_ROW), rotary_dim / 2, groups, lay and the head counts are
+ * constants, so that the compiler folds the layout branches and the index arithmetic.
+ * The same arguments are passed and ignored: the host's argument code is one for both
+ * kernels. Bits are the general kernel's: the same operations on the same values. On the
+ * H200 it took llama's bf16 RoPE from 0.77 to 0.87-0.88 of copy (docs/performance.md). */
 #define ROPE_KERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                          \
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
                        ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,                              \

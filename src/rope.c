@@ -720,7 +720,7 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
 /* The RoPE kernel for a launch: the one specialised to its layout (spec: flags, rotary_dim
  * / 2, groups, lay[4], hq, hk; cl/rope.cl's ROPE_KERNEL_SPEC), built once per layout, or
  * the general one: with BICL_OPTION_ROPE_SPECIALISE 0, for MLA's de-interleaving style
- * (3 % slower specialised on the H200), and where the layout's name would not fit.
+ * (3 % slower specialised on the H200), and where the instance text would not fit.
  * Speed only: both give the same bits. */
 static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
                                        unsigned vw, const cl_uint spec[9], bicl_kernel **k)

@@ -188,10 +188,12 @@ typedef enum bicl_option {
     BICL_OPTION_ACT_TABLES = 5,
     /* int: 1 (default) builds bicl_rope_apply's kernel once per layout (the style,
      * rotary_dim, the pass-through counts, the head counts, in place or not, inverse
-     * and the source), with those values as constants, which the compiler folds: on
-     * the H200 it ran llama's bf16 RoPE 8 % faster (docs/performance.md). Each new
-     * layout costs one program build on its first apply (then the memory and disk
-     * caches). 0: one kernel for every layout, the values passed as arguments.
+     * and the source; and whether a unit rotates every head of its token and whether
+     * the positions hold one batch row), with those values as constants, which the
+     * compiler folds: on the H200 llama's bf16 RoPE went from 0.77 to 0.87 of copy
+     * (docs/performance.md). A layout costs one program build per combination of the
+     * last two facts it meets (four at most) on its first apply (then the memory and
+     * disk caches). 0: one kernel for every layout, the values passed as arguments.
      * MLA's de-interleaving style always takes the latter (it ran 3 % slower
      * specialised). Never changes bits. Anything but 0 or 1:
      * BICL_ERR_INVALID_PARAMETER. */
