@@ -33,15 +33,21 @@ static void die(const char *what, bicl_status st)
     exit(1);
 }
 
-/* --op TEXT: only the bandwidth table's rows whose "op dtype" contains TEXT (NULL: all;
- * the copy row always runs: it is every ratio's denominator). */
-static const char *row_filter;
+/* --op TEXT: only the bandwidth table's rows whose "op dtype" contains TEXT (the copy row
+ * always runs: it is every ratio's denominator); --sweep-op TEXT: only the sweeps whose
+ * label contains TEXT. NULL: everything. */
+static const char *row_filter, *sweep_filter;
+
+static bool label_wanted(const char *filter, const char *label)
+{
+    return !filter || strstr(label, filter) != NULL;
+}
 
 static bool row_wanted(const char *op, const char *dtype)
 {
     char label[96];
     snprintf(label, sizeof label, "%s %s", op, dtype);
-    return !row_filter || strstr(label, row_filter) != NULL;
+    return label_wanted(row_filter, label);
 }
 
 /* ------------------------------------------------------------- the bench */
@@ -301,18 +307,26 @@ static void fill_random16(bench *b, size_t bytes)
     free(h);
 }
 
+#define N_TABLE_OPS (sizeof table_ops / sizeof table_ops[0])
+
+/* Whether --op keeps table op o's row of kind `what`; its dtype column into dt[48]. */
+static bool table_row_wanted(size_t o, const char *what, char *dt)
+{
+    const op_spec *op = &table_ops[o];
+    snprintf(dt, 48, "%s->%s %s", bicl_dtype_name(op->in), bicl_dtype_name(op->out), what);
+    return row_wanted(op->name, dt);
+}
+
 /* One row per table op, run on context c, its dtype column suffixed with `what`. */
 static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t bytes,
                           double copy_gbs)
 {
     size_t n = bytes / 4;
     b->op_ctx = c;
-    for (size_t o = 0; o < sizeof table_ops / sizeof table_ops[0]; ++o) {
+    for (size_t o = 0; o < N_TABLE_OPS; ++o) {
         const op_spec *op = &table_ops[o];
         char dt[48];
-        snprintf(dt, sizeof dt, "%s->%s %s", bicl_dtype_name(op->in), bicl_dtype_name(op->out),
-                 what);
-        if (!row_wanted(op->name, dt))
+        if (!table_row_wanted(o, what, dt))
             continue;
         double t = time_op(b, run_op, n, (void *)op);
         add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
@@ -323,7 +337,11 @@ static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t by
 static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
 {
     table_op_rows(b, b->ctx_computed, "computed", bytes, copy_gbs);
-    if (!random_too)
+    bool any = false; /* the refill below writes every buffer: only for a row that runs */
+    char dt[48];
+    for (size_t o = 0; o < N_TABLE_OPS && random_too; ++o)
+        any = any || table_row_wanted(o, "random inputs", dt);
+    if (!any)
         return;
     fill_random16(b, bytes); /* the buffers are refilled for the next size */
     table_op_rows(b, b->ctx, "random inputs", bytes, copy_gbs);
@@ -903,12 +921,9 @@ static void sweep_one(bench *b, const char *label, op_fn fn, size_t n, void *arg
            best_v.work_group_size, best);
 }
 
-/* --sweep-op TEXT: only the sweeps whose label contains TEXT (NULL: all). */
-static const char *sweep_filter;
-
 static bool sweep_wanted(const char *label)
 {
-    return !sweep_filter || strstr(label, sweep_filter) != NULL;
+    return label_wanted(sweep_filter, label);
 }
 
 static void variant_sweep(bench *b, size_t bytes)
