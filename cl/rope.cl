@@ -67,6 +67,17 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
 #endif
 }
 
+/* The position of token t (batch row b, index s in it; one_row: b = 0, s = t), for the
+ * rows form: plain divisions, which LLVM hoists out of PoCL's work-item loop (bicl_divmod's
+ * branch kept the loop scalar). */
+BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss,
+                              ulong S, uint t, uint one_row, ulong *b, ulong *s)
+{
+    *b = one_row ? 0 : t / S;
+    *s = t - *b * S;
+    return pos[pos_off + *b * pos_sb + *s * pos_ss];
+}
+
 /* (cos, sin) of the VW table entries t[i .. i + VW) into cs[2 VW]: one float2, float8 or
  * float16 load (aligned: the host runs VW > 1 only when VW divides the row length). */
 #define ROPE_TABLE_LD_1(t, i, cs) vstore2((t)[i], 0, (cs))
@@ -254,12 +265,102 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
                        ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,                              \
                    TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
 
+/* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
+ * dim 0 the index i of a head's rotary pair and pass-through element, dim 1 (token,
+ * head), so one work-item rotates one pair and copies at most one pass-through element,
+ * with no loop and no private array. PoCL vectorises a kernel across the work-items of
+ * a group only in that shape; the table entry is read as two floats (an interleaved
+ * pair LLVM's vectoriser handles, where the float2 load stopped it), and the counting of
+ * out-of-range positions, whose atomics kept the whole body scalar, comes after a
+ * barrier, which PoCL compiles as a work-item loop of its own (docs/performance.md).
+ * Bits are the units form's: the same stored bits converted, the same (cos, sin) bits,
+ * bicl_rope_rot0/rot1, the same store conversion; an out-of-range position reads row 0
+ * and stores the canonical NaN instead. Same arguments as ROPE_KERNEL_AS (groups, hpu,
+ * hblocks and ipt unused); table source only. */
+#define ROPE_ROWS_AS(NAME, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)                            \
+    kernel void NAME(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,    \
+                     ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,           \
+                     global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq_a,               \
+                     global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,                    \
+                     global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,               \
+                     uint half_r_a, uint4 lay_a, uint groups_a, uint hpu_a, uint hblocks_a,        \
+                     uint flags_a, global const float2 *table, global const ulong *inv_bits,       \
+                     global const float *inv_f, ulong attn_bits, float attn_f, int limit,          \
+                     global int *err, uint ipt)                                                    \
+    {                                                                                              \
+        const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
+        const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
+        (void)hq_a, (void)hk_a, (void)half_r_a, (void)lay_a, (void)flags_a, (void)T;               \
+        (void)groups_a, (void)hpu_a, (void)hblocks_a, (void)ipt, (void)inv_bits, (void)inv_f;      \
+        (void)attn_bits, (void)attn_f;                                                             \
+        const int inv = (flags & ROPE_INVERSE) != 0;                                               \
+        const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
+        const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
+        const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
+        /* 32-bit indices (the host launches T * heads < 2^32 rows): a 64-bit row index  \
+         * halved PoCL's vector width */                                                           \
+        uint i = (uint)get_global_id(0), th = (uint)get_global_id(1);                              \
+        uint t = th / (hq + hk), h = th - t * (hq + hk);                                           \
+        ulong b, s;                                                                                \
+        int p = rope_row_position(pos, pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s); \
+        bool ok = p >= 0 && p <= limit;                                                            \
+        bool isq = h < hq;                                                                         \
+        uint hh = isq ? h : h - hq;                                                                \
+        uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                           \
+        /* scalars selected, not the ulong4 strides: a select of a vector type keeps    \
+         * LLVM's loop vectoriser off the work-item loop */                                        \
+        ulong xo = isq ? rope_head_at(qi_off, qi_st, b, s, hh) : rope_head_at(ki_off, ki_st, b, s, hh); \
+        ulong yo = isq ? rope_head_at(qo_off, qo_st, b, s, hh) : rope_head_at(ko_off, ko_st, b, s, hh); \
+        global const BICL_ST_##TI *x = (isq ? qi : ki) + xo;                                       \
+        global BICL_ST_##TO *y = (isq ? qo : ko) + yo;                                             \
+        ulong xes = isq ? qi_st.s3 : ki_st.s3, yes = isq ? qo_st.s3 : ko_st.s3;                    \
+        /* the host launches exactly max(half_r, pass-through to copy) work-items per row:  \
+         * when that is half_r the test goes, and with it the masked stores that cost PoCL     \
+         * two thirds of its speed */                                                              \
+        const uint pass_q = (flags & ROPE_Q_IN_PLACE) ? 0u : lay.s1;                               \
+        const uint pass_k = (hk == 0u || (flags & ROPE_K_IN_PLACE)) ? 0u : lay.s3;                 \
+        if (half_r >= max(pass_q, pass_k) || i < half_r) {                                         \
+            global const float *tf = (global const float *)table;                                  \
+            ulong e = ((ulong)(ok ? p : 0) * half_r + i) * 2u;                                     \
+            float c = tf[e], sn = tf[e + 1u];                                                      \
+            ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
+            ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);      \
+            float x0 = BICL_LD_##TI(x[ea * xes]), x1 = BICL_LD_##TI(x[eb * xes]);                  \
+            float nan = bicl_f32_canonical_nan();                                                  \
+            float y0 = ok ? bicl_rope_rot0(x0, x1, c, sn, inv) : nan;                              \
+            float y1 = ok ? bicl_rope_rot1(x0, x1, c, sn, inv) : nan;                              \
+            y[oa * yes] = BICL_SV_##TO(y0);                                                        \
+            y[ob * yes] = BICL_SV_##TO(y1);                                                        \
+        }                                                                                          \
+        if (i < pass && !(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE))) {                    \
+            ulong e = i < roff ? i : i + 2u * half_r;                                              \
+            y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                                            \
+        }                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        /* the first work-item of the first head's row (a row is one group: the host's     \
+         * launch); get_global_id or values found again here halved PoCL's vector width */        \
+        if (!ok && h == 0u && get_local_id(0) == 0) {                                              \
+            atomic_min(&err[1], p); /* before the count: see rope_errors_take */                   \
+            atomic_inc(&err[0]);                                                                   \
+        }                                                                                          \
+    }
+
+#define ROPE_ROWS(TI, TO)                                                                          \
+    ROPE_ROWS_AS(rope_rows_##TI##_##TO, TI, TO, flags_a, half_r_a, lay_a.s0, lay_a.s1, lay_a.s2,   \
+                 lay_a.s3, hq_a, hk_a)
+#define ROPE_ROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                   \
+    ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
+                     ##_k##HK,                                                                     \
+                 TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
+
 /* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,
- * half, groups, lay0, lay1, lay2, lay3, hq, hk)", or "ROPE_BUILDERS" for a program with the
+ * half, groups, lay0, lay1, lay2, lay3, hq, hk)", "ROPE_ROWS(ti, to)", "ROPE_ROWS_SPEC(ti,
+ * to, flags, half, lay0, lay1, lay2, lay3, hq, hk)", or "ROPE_BUILDERS" for a program with the
  * position-id builders only (they are in every program). */
 #define ROPE_BUILDERS
 #ifndef BICL_SELECTED
-#define ROPE_KERNELS_(TI, TO) ROPE_KERNEL(TI, TO, 1) ROPE_KERNEL(TI, TO, 4) ROPE_KERNEL(TI, TO, 8)
+#define ROPE_KERNELS_(TI, TO)                                                                      \
+    ROPE_KERNEL(TI, TO, 1) ROPE_KERNEL(TI, TO, 4) ROPE_KERNEL(TI, TO, 8) ROPE_ROWS(TI, TO)
 BICL_FOR_DTYPE_PAIRS(ROPE_KERNELS_)
 #endif
 

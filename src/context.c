@@ -178,6 +178,9 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
                                                ctx->info.device_name);
     else
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
+    ctx->rope_rows = ctx->opts.rope_form == BICL_ROPE_FORM_AUTO
+                         ? ctx->profile->rope_form == BICL_ROPE_FORM_ROWS
+                         : ctx->opts.rope_form == BICL_ROPE_FORM_ROWS;
     for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
         ctx->variants[c] = ctx->profile->variants[c];
         if (ctx->variants[c].work_group_size > ctx->info.max_work_group)

@@ -26,7 +26,8 @@ struct bicl_context {
     bicl_device_info info;
     bicl_options opts;
     const bicl_profile *profile;
-    char fingerprint[3072];   /* holds every field at its longest: no truncation */
+    bool rope_rows;         /* BICL_OPTION_ROPE_FORM resolved: RoPE's rows form where it applies */
+    char fingerprint[3072]; /* holds every field at its longest: no truncation */
     unsigned caps_advertised; /* info.caps before the self-test (which proves or drops) */
     bool selftested;          /* the self-test passed: part of the fingerprint */
     char selftest_note[512];  /* why fp64 was dropped by the self-test, or "" */

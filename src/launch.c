@@ -82,8 +82,26 @@ bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, bicl_args *a
                              size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
     bicl_status st = a->err == CL_SUCCESS
-                         ? bicl_enqueue(ctx, q, a->k, units, wg, n_wait, wait, done)
+                         ? enqueue_2d(ctx, q, a->k, units, 1, wg, n_wait, wait, done)
                          : bicl_fail_cl(a->err, "clSetKernelArg");
+    bicl_kernel_release(ctx, a->k);
+    return st;
+}
+
+bicl_status bicl_args_launch_groups(bicl_context *ctx, cl_command_queue q, bicl_args *a,
+                                    size_t width, size_t rows, cl_uint n_wait, const cl_event *wait,
+                                    cl_event *done)
+{
+    bicl_status st = BICL_SUCCESS;
+    if (a->err != CL_SUCCESS) {
+        st = bicl_fail_cl(a->err, "clSetKernelArg");
+    } else {
+        size_t global[2] = {width, rows}, local[2] = {width, 1};
+        cl_int err = clEnqueueNDRangeKernel(q, a->k->k, 2, NULL, global, local, n_wait,
+                                            n_wait ? wait : NULL, done);
+        if (err != CL_SUCCESS)
+            st = bicl_fail_cl(err, "clEnqueueNDRangeKernel");
+    }
     bicl_kernel_release(ctx, a->k);
     return st;
 }

@@ -28,6 +28,12 @@ void bicl_arg_view_strides(bicl_args *a, const bicl_tensor *t, int n_strides);
  * the first argument that failed, and gives the kernel back to its pool either way. */
 bicl_status bicl_args_launch(bicl_context *ctx, cl_command_queue q, bicl_args *a, size_t units,
                              size_t wg, cl_uint n_wait, const cl_event *wait, cl_event *done);
+/* The same for a 2-d launch of `rows` work-groups of exactly `width` work-items (dim 0 is
+ * one group: the kernel may take get_local_id(0) for get_global_id(0)); the caller
+ * checks `width` against the kernel's limit (bicl_kernel_wg_max). */
+bicl_status bicl_args_launch_groups(bicl_context *ctx, cl_command_queue q, bicl_args *a,
+                                    size_t width, size_t rows, cl_uint n_wait, const cl_event *wait,
+                                    cl_event *done);
 
 /* Kernel and program names: snprintf for %s, %d, %u and %% only, without the cost of
  * stdio's formatting on every launch (the host overhead, docs/performance.md). */

@@ -82,6 +82,7 @@ void bicl_options_defaults(bicl_options *o)
     snprintf(o->profile, sizeof o->profile, "auto");
     o->act_tables = BICL_ACT_TABLES_UNSET;
     o->rope_specialise = 1;
+    o->rope_form = BICL_ROPE_FORM_AUTO;
 }
 
 int bicl_act_tables_parse(const char *value)
@@ -149,6 +150,20 @@ bicl_status bicl_options_set_string(bicl_options *opts, bicl_option key, const c
         opts->act_tables = v;
         return BICL_SUCCESS;
     }
+    case BICL_OPTION_ROPE_FORM: {
+        static const char *const forms[] = {"units", "rows"};
+        if (!value || !*value || strcmp(value, "auto") == 0) {
+            opts->rope_form = BICL_ROPE_FORM_AUTO;
+            return BICL_SUCCESS;
+        }
+        for (int f = 0; f < 2; ++f)
+            if (strcmp(value, forms[f]) == 0) {
+                opts->rope_form = f;
+                return BICL_SUCCESS;
+            }
+        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                         "RoPE form '%s': \"auto\", \"units\" or \"rows\"", value);
+    }
     case BICL_OPTION_DISK_CACHE:
     case BICL_OPTION_ROPE_SPECIALISE:
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "option %d takes an integer", (int)key);
@@ -177,6 +192,7 @@ bicl_status bicl_options_set_int(bicl_options *opts, bicl_option key, long value
     case BICL_OPTION_CACHE_DIR:
     case BICL_OPTION_PROFILE:
     case BICL_OPTION_ACT_TABLES:
+    case BICL_OPTION_ROPE_FORM:
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "option %d takes a string", (int)key);
     default:
         return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown option key %d", (int)key);

@@ -14,6 +14,7 @@ struct bicl_options {
     char profile[32];
     int act_tables;      /* BICL_ACT_TABLES_*: BICL_OPTION_ACT_TABLES */
     int rope_specialise; /* BICL_OPTION_ROPE_SPECIALISE */
+    int rope_form;       /* BICL_ROPE_FORM_*: BICL_OPTION_ROPE_FORM */
 };
 void bicl_options_defaults(bicl_options *o);
 #define BICL_ACT_TABLES_UNSET (-1) /* not set: $BICL_ACT_TABLES, else auto */
@@ -21,5 +22,8 @@ void bicl_options_defaults(bicl_options *o);
 #define BICL_ACT_TABLES_AUTO  1
 /* "auto", "off" -> AUTO, OFF; NULL or "" -> UNSET; anything else -> -2. */
 int bicl_act_tables_parse(const char *value);
+#define BICL_ROPE_FORM_AUTO  (-1) /* the profile's */
+#define BICL_ROPE_FORM_UNITS 0
+#define BICL_ROPE_FORM_ROWS  1
 
 #endif

@@ -50,6 +50,7 @@ typedef enum bicl_vclass {
 typedef struct bicl_profile {
     const char *name;
     bicl_variant variants[BICL_VCLASS_COUNT];
+    int rope_form; /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);

@@ -622,6 +622,7 @@ static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
 /* How a validated call is launched (cl/rope.cl): a choice of speed only, every shape
  * gives the same bits. */
 typedef struct rope_shape {
+    bool rows;       /* the rows form: units (dim 0) x T * heads (dim 1), one pair each */
     unsigned vw;     /* pairs per work unit: 8 or 4 (vector loads) or 1 (general path) */
     cl_uint groups;  /* units per (token, head block) */
     cl_uint hpu;     /* heads per block */
@@ -674,14 +675,39 @@ static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan 
     return 1;
 }
 
-static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
-                                    const rope_views *v, const bicl_tensor *const views[4])
+/* The rows form (cl/rope.cl, ROPE_ROWS_AS): where the context asks for it (the PoCL
+ * profile, BICL_OPTION_ROPE_FORM) and it applies: the table source (inline, each
+ * work-item would compute its own cos/sin, once per head instead of once per token),
+ * at least one token and one head (a launch of no rows; a call with no heads still
+ * checks its positions, which the units form does), and fewer than 2^32 rows. */
+static bool rope_rows_wanted(const bicl_context *ctx, bicl_rope_source source, const rope_views *v)
 {
-    bicl_variant var =
-        bicl_context_variant_for(ctx, bicl_vclass_of_rope(views[0]->dtype, views[1]->dtype));
-    rope_shape sh;
-    sh.wg = var.work_group_size;
-    sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);
+    size_t heads = v->hq + v->hk;
+    return ctx->rope_rows && source == BICL_ROPE_SOURCE_TABLE && v->T > 0 && heads > 0 &&
+           v->T <= UINT32_MAX / heads; /* the kernel's row index is 32-bit */
+}
+
+/* The rows form's shape: a work-item per rotary pair or pass-through element of a head
+ * (dim 0), a row per (token, head) (dim 1; hblocks = heads); the group is the launch's
+ * default for 2-d (a power of two covering a row, up to 512). */
+static rope_shape rope_rows_shape(const rope_views *v, size_t half, size_t pass)
+{
+    rope_shape sh = {0};
+    sh.rows = true;
+    sh.groups = (cl_uint)(half > pass ? half : pass);
+    sh.hpu = 1;
+    sh.hblocks = (cl_uint)(v->hq + v->hk);
+    sh.ipt = 1;
+    sh.units = sh.groups;
+    return sh;
+}
+
+/* allow_rows false: the units form even where the rows form is wanted (its kernel's
+ * work-group limit is below a row's width). */
+static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
+                                    bicl_rope_source source, const rope_views *v,
+                                    const bicl_tensor *const views[4], bool allow_rows)
+{
     /* Units for the rotary pairs, and for the pass-through block when some output is not
      * in place (in place, those elements are already right). */
     size_t half = (size_t)plan->half;
@@ -690,6 +716,14 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
     size_t pass = !v->q_in_place ? q_pass : 0;
     if (v->hk > 0 && !v->k_in_place && k_pass > pass)
         pass = k_pass;
+    if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half &&
+        ctx->info.max_work_group >= pass)
+        return rope_rows_shape(v, half, pass);
+    bicl_variant var =
+        bicl_context_variant_for(ctx, bicl_vclass_of_rope(views[0]->dtype, views[1]->dtype));
+    rope_shape sh = {0};
+    sh.wg = var.work_group_size;
+    sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);
     size_t rot_groups = half / sh.vw, pass_groups = (pass + sh.vw - 1) / sh.vw;
     sh.groups = (cl_uint)(rot_groups > pass_groups ? rot_groups : pass_groups);
     /* As many heads per unit as keep min_items units: with enough tokens a unit rotates
@@ -722,11 +756,34 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
  * the general one: with BICL_OPTION_ROPE_SPECIALISE 0, for MLA's de-interleaving style
  * (3 % slower specialised on the H200), and where the instance text would not fit.
  * Speed only: both give the same bits. */
+static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, const char *to,
+                                            const cl_uint spec[9], bicl_kernel **k)
+{
+    char name[160], instance[BICL_INSTANCE_MAX + 1];
+    if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
+        bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u", ti, to,
+                         spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8]);
+        if (bicl_kernel_take(ctx, name, k))
+            return BICL_SUCCESS;
+        bicl_name_format(instance, sizeof instance,
+                         "ROPE_ROWS_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u)", ti, to, spec[0],
+                         spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8]);
+        if (strlen(instance) < BICL_INSTANCE_MAX)
+            return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
+    }
+    bicl_name_format(name, sizeof name, "rope_rows_%s_%s", ti, to);
+    bicl_name_format(instance, sizeof instance, "ROPE_ROWS(%s, %s)", ti, to);
+    return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
+}
+
+/* vw 0: the rows form (rope_rows_kernel_acquire), spec[2] (groups) unused. */
 static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
                                        unsigned vw, const cl_uint spec[9], bicl_kernel **k)
 {
     const char *ti = bicl_dtype_tag(in), *to = bicl_dtype_tag(out);
     char name[160], instance[BICL_INSTANCE_MAX + 1];
+    if (vw == 0)
+        return rope_rows_kernel_acquire(ctx, ti, to, spec, k);
     if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
         bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u", ti,
                          to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
@@ -746,6 +803,33 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
 }
 
+/* The flags of a validated call with launch shape sh (cl/rope.cl's bits), and its kernel
+ * (rope_kernel_acquire). */
+static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan,
+                                   bicl_rope_source source, int inverse, const rope_views *v,
+                                   const rope_shape *sh, bicl_dtype in, bicl_dtype out,
+                                   cl_uint *flags, bicl_kernel **k)
+{
+    const bicl_rope_config *c = &plan->cfg;
+    *flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
+             (c->style == BICL_ROPE_DEINTERLEAVE ? ROPE_DEINTERLEAVE : 0) |
+             (inverse ? ROPE_INVERSE : 0) | (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
+             (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
+             (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
+             (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
+             (v->S == v->T ? ROPE_ONE_ROW : 0);
+    const cl_uint spec[9] = {*flags,
+                             (cl_uint)plan->half,
+                             sh->groups,
+                             (cl_uint)c->rotary_offset,
+                             (cl_uint)(c->head_dim - c->rotary_dim),
+                             (cl_uint)c->k_rotary_offset,
+                             (cl_uint)(k_head_dim_of(c) - c->rotary_dim),
+                             (cl_uint)v->hq,
+                             (cl_uint)v->hk};
+    return rope_kernel_acquire(ctx, in, out, sh->rows ? 0 : sh->vw, spec, k);
+}
+
 bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
                                    bicl_rope_source source, const bicl_tensor *positions,
                                    const bicl_tensor *q_in, const bicl_tensor *q_out,
@@ -761,7 +845,7 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *views[4] = {q_in, q_out, k_in ? k_in : q_in, k_out ? k_out : q_out};
-    rope_shape sh = rope_launch_shape(ctx, plan, &v, views);
+    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views, true);
     if (vector_width)
         *vector_width = sh.vw;
     if (heads_per_unit)
@@ -788,23 +872,26 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
         return st;
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
     const bicl_tensor *views[4] = {q_in, q_out, ki, ko};
-    rope_shape sh = rope_launch_shape(ctx, plan, &v, views);
+    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views, true);
     const bicl_rope_config *c = &plan->cfg;
     cl_uint half = (cl_uint)plan->half;
     cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
                      (cl_uint)c->k_rotary_offset, (cl_uint)(k_head_dim_of(c) - c->rotary_dim)}};
-    cl_uint flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
-                    (c->style == BICL_ROPE_DEINTERLEAVE ? ROPE_DEINTERLEAVE : 0) |
-                    (inverse ? ROPE_INVERSE : 0) |
-                    (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
-                    (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
-                    (v.q_in_place ? ROPE_Q_IN_PLACE : 0) | (v.k_in_place ? ROPE_K_IN_PLACE : 0) |
-                    (sh.hblocks == 1 ? ROPE_ALL_HEADS : 0) | (v.S == v.T ? ROPE_ONE_ROW : 0);
     cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk;
-    const cl_uint spec[9] = {flags,    half,     sh.groups, lay.s[0], lay.s[1],
-                             lay.s[2], lay.s[3], hq,        hk};
+    cl_uint flags = 0;
     bicl_kernel *k = NULL;
-    st = rope_kernel_acquire(ctx, q_in->dtype, q_out->dtype, sh.vw, spec, &k);
+    st =
+        rope_kernel_for(ctx, plan, source, inverse, &v, &sh, q_in->dtype, q_out->dtype, &flags, &k);
+    if (st == BICL_SUCCESS && sh.rows) {
+        /* a row is one work-group (the rows kernel counts on it) */
+        size_t kmax = bicl_kernel_wg_max(ctx, k);
+        if (kmax < sh.units) {
+            bicl_kernel_release(ctx, k);
+            sh = rope_launch_shape(ctx, plan, source, &v, views, false);
+            st = rope_kernel_for(ctx, plan, source, inverse, &v, &sh, q_in->dtype, q_out->dtype,
+                                 &flags, &k);
+        }
+    }
     if (st != BICL_SUCCESS)
         return st;
     cl_int limit = source_limit(plan, source);
@@ -841,6 +928,9 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     bicl_arg_scalar(&a, sizeof limit, &limit);
     bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
     bicl_arg_scalar(&a, sizeof sh.ipt, &sh.ipt);
+    if (sh.rows)
+        return bicl_args_launch_groups(ctx, queue, &a, sh.units, v.T * sh.hblocks, n_wait, wait,
+                                       done);
     return bicl_args_launch(ctx, queue, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait, wait,
                             done);
 }

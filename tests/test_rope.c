@@ -374,8 +374,25 @@ static void variants_give_the_same_bits(void **state)
     variants_on(*state);
 }
 
-/* The general kernel (BICL_OPTION_ROPE_SPECIALISE 0: the layout passed as arguments)
- * gives the reference bits too, on the layouts and variants the tests above run with
+/* A context on env's device with BICL_OPTION_ROPE_FORM `form` and
+ * BICL_OPTION_ROPE_SPECIALISE `specialise`; env's queue. */
+static test_env env_with_form(const test_env *env, const char *form, int specialise)
+{
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_FORM, form), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_SPECIALISE, specialise),
+                     BICL_SUCCESS);
+    test_env g = {NULL, env->queue};
+    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &g.ctx),
+                     BICL_SUCCESS);
+    bicl_options_free(o);
+    return g;
+}
+
+/* The general kernel (BICL_OPTION_ROPE_SPECIALISE 0: the layout passed as arguments) of
+ * the units form gives the reference bits too, on the layouts and variants the tests above run with
  * the default, kernels specialised to each layout; the option takes 0 or 1 only. */
 static void general_kernel_gives_the_same_bits(void **state)
 {
@@ -387,11 +404,8 @@ static void general_kernel_gives_the_same_bits(void **state)
     assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_SPECIALISE, "0"),
                      BICL_ERR_INVALID_PARAMETER);
     assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_SPECIALISE, 0), BICL_SUCCESS);
-    test_env g = {NULL, env->queue};
-    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
-                                         bicl_context_device(env->ctx), o, &g.ctx),
-                     BICL_SUCCESS);
     bicl_options_free(o);
+    test_env g = env_with_form(env, "units", 0);
     layouts_on(&g);
     variants_on(&g);
     bicl_context_free(g.ctx);
@@ -864,7 +878,7 @@ static void view_buffers_free(const view_case *c, test_buf *bp, test_buf *bqi, t
         test_buf_free(bko);
 }
 
-static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_plan *plan,
+static view_shape view_case_run(test_env *env, bool rows, const view_case *c, bicl_rope_plan *plan,
                                 bicl_rope_source source, int inverse, const int32_t *pos,
                                 view_operand *q, view_operand *k, const char *what)
 {
@@ -895,7 +909,10 @@ static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_pla
     assert_int_equal(bicl_rope_launch_shape(env->ctx, plan, source, &tp, &tqi, &tqo, &tki, &tko,
                                             &vw, &hpu, &ipt),
                      BICL_SUCCESS);
-    unsigned want_vw = view_expected_vw(c, var.vector_width, bqi.lead, bqo.lead);
+    /* the rows form (vector width 0) takes every table-source call of a rows context */
+    unsigned want_vw = rows && source == BICL_ROPE_SOURCE_TABLE
+                           ? 0
+                           : view_expected_vw(c, var.vector_width, bqi.lead, bqo.lead);
     if (vw != want_vw)
         fail_msg("%s: vector width %u, expected %u", what, vw, want_vw);
     if (ipt < 1 || ipt > var.items_per_thread || hpu < 1 || hpu > c->hq + c->hk)
@@ -934,10 +951,12 @@ static view_shape view_case_run(test_env *env, const view_case *c, bicl_rope_pla
  * the width), padded heads with a partial pass-through group, decode, a prefill large
  * enough for several units per work-item, and out-of-range positions; both cos/sin
  * sources. Each configuration checks that the vector path is taken exactly where its
- * views allow it, and the sweep that both vector widths ran. */
-static void every_variant_every_view_gives_the_reference_bits(void **state)
+ * views allow it, and the sweep that both vector widths ran. With `rows` (a context of
+ * BICL_OPTION_ROPE_FORM "rows"), the same views under the first and last variant: the
+ * table source must take the rows form whatever the variant, the inline source the
+ * units form. */
+static void every_view_on(test_env *env, bool rows)
 {
-    test_env *env = *state;
 #define NX BICL_ROPE_NEOX
 #define GJ BICL_ROPE_GPTJ
 #define EX BICL_ROPE_ANGLE_EXACT
@@ -999,6 +1018,8 @@ static void every_variant_every_view_gives_the_reference_bits(void **state)
             for (size_t v = 0; v < 3; ++v)
                 for (size_t p = 0; p < 3; ++p)
                     for (size_t g = 0; g < 2; ++g) {
+                        if (rows && !(v + p + g == 0 || (v == 2 && p == 2 && g == 1)))
+                            continue;
                         bicl_variant var = {vws[v], ipts[p], wgs[g]};
                         assert_int_equal(bicl_context_set_variant(env->ctx, &var), BICL_SUCCESS);
                         for (int src = BICL_ROPE_SOURCE_TABLE; src <= BICL_ROPE_SOURCE_INLINE;
@@ -1010,7 +1031,7 @@ static void every_variant_every_view_gives_the_reference_bits(void **state)
                             snprintf(what, sizeof what, "%s, variant %u/%u/%zu, %s%s", c->name,
                                      vws[v], ipts[p], wgs[g], inline_src ? "inline" : "table",
                                      inverse ? ", inverse" : "");
-                            view_shape sh = view_case_run(env, c, plan, (bicl_rope_source)src,
+                            view_shape sh = view_case_run(env, rows, c, plan, (bicl_rope_source)src,
                                                           inverse, pos, &q, &k, what);
                             ran_vw[sh.vw]++;
                             ran_ipt += sh.ipt > 1;
@@ -1024,11 +1045,44 @@ static void every_variant_every_view_gives_the_reference_bits(void **state)
         free(pos);
         bicl_rope_plan_free(plan);
     }
-    /* the sweep exercised the general path and both vector widths; how often several
-     * units per work-item or heads per unit ran depends on the device's size */
+    /* the sweep exercised the general path and both vector widths (the rows form too
+     * in a rows context, never in the other); how often several units per work-item or
+     * heads per unit ran depends on the device's size */
     assert_true(ran_vw[1] > 0 && ran_vw[4] > 0 && ran_vw[8] > 0);
-    print_message("rope launches: vw 1/4/8: %u/%u/%u; ipt > 1: %u; heads per unit > 1: %u\n",
-                  ran_vw[1], ran_vw[4], ran_vw[8], ran_ipt, ran_hpu);
+    assert_true(rows ? ran_vw[0] > 0 : ran_vw[0] == 0);
+    print_message("rope launches: rows/vw 1/4/8: %u/%u/%u/%u; ipt > 1: %u; heads per unit > 1: "
+                  "%u\n",
+                  ran_vw[0], ran_vw[1], ran_vw[4], ran_vw[8], ran_ipt, ran_hpu);
+}
+
+static void every_variant_every_view_gives_the_reference_bits(void **state)
+{
+    test_env g = env_with_form(*state, "units", 1);
+    every_view_on(&g, false);
+    bicl_context_free(g.ctx);
+}
+
+/* The rows form (BICL_OPTION_ROPE_FORM "rows", the PoCL profile's choice) gives the
+ * reference bits on every view of the sweep above, specialised to each layout, and on
+ * the models and layouts of the tests above with the general rows kernel; the option
+ * takes "auto", "units" and "rows" only. */
+static void rows_form_gives_the_same_bits(void **state)
+{
+    test_env *env = *state;
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_FORM, "columns"),
+                     BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_FORM, 1), BICL_ERR_INVALID_PARAMETER);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_FORM, "auto"), BICL_SUCCESS);
+    bicl_options_free(o);
+    test_env g = env_with_form(env, "rows", 1);
+    every_view_on(&g, true);
+    bicl_context_free(g.ctx);
+    g = env_with_form(env, "rows", 0);
+    layouts_on(&g);
+    variants_on(&g);
+    bicl_context_free(g.ctx);
 }
 
 int main(void)
@@ -1042,6 +1096,7 @@ int main(void)
         cmocka_unit_test(variants_give_the_same_bits),
         cmocka_unit_test(general_kernel_gives_the_same_bits),
         cmocka_unit_test(every_variant_every_view_gives_the_reference_bits),
+        cmocka_unit_test(rows_form_gives_the_same_bits),
         cmocka_unit_test(out_of_range_positions_are_reported),
         cmocka_unit_test(position_builders_match_reference),
         cmocka_unit_test(invalid_configs_are_refused),

@@ -197,7 +197,17 @@ typedef enum bicl_option {
      * MLA's de-interleaving style always takes the latter (it ran 3 % slower
      * specialised). Never changes bits. Anything but 0 or 1:
      * BICL_ERR_INVALID_PARAMETER. */
-    BICL_OPTION_ROPE_SPECIALISE = 6
+    BICL_OPTION_ROPE_SPECIALISE = 6,
+    /* string: how bicl_rope_apply maps its work to work-items. "units": a work-item
+     * moves groups of pairs of one or more heads (vector loads, the variant's width;
+     * fastest on GPUs). "rows": a 2-d launch, one pair of one head per work-item, the
+     * only form PoCL vectorises (docs/performance.md); for the table source (the
+     * inline source, and a call with no heads or no tokens, run the units form).
+     * "auto" (default; NULL or "" too): the profile's choice, "rows" for PoCL and
+     * "units" elsewhere. A forced variant (bicl_context_set_variant) applies to the
+     * units form only. Never changes bits. Any other value:
+     * BICL_ERR_INVALID_PARAMETER. */
+    BICL_OPTION_ROPE_FORM = 7
 } bicl_option;
 
 /* Creates an options object holding the defaults. */

@@ -14,4 +14,4 @@
  * f32 input (class ROPE32) 4/1/512: the llama3 table in place, f32, 3835 GB/s, the best of
  * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
-             (8, 1, 128), (4, 1, 512))
+             (8, 1, 128), (4, 1, 512), 0)

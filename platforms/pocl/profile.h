@@ -19,4 +19,4 @@
  * sweep, run with a RoPE kernel since reverted (60c1bde), had every 1/x at 2 GB/s and
  * 4/x, 8/x at 5-6; this kernel was not swept. */
 BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (4, 4, 0),
-             (4, 4, 0))
+             (4, 4, 0), 1)
