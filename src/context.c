@@ -134,6 +134,18 @@ static void resolve_act_tables(bicl_context *ctx)
     ctx->act_tables = v != BICL_ACT_TABLES_OFF;
 }
 
+/* RoPE's form changes speed, never bits (not in the fingerprint either). An unknown value
+ * of $BICL_ROPE_FORM is ignored (the profile's form), like an unset one. */
+static void resolve_rope_form(bicl_context *ctx)
+{
+    int v = ctx->opts.rope_form;
+    if (v == BICL_ROPE_FORM_UNSET)
+        v = bicl_rope_form_parse(getenv("BICL_ROPE_FORM"));
+    if (v != BICL_ROPE_FORM_UNITS && v != BICL_ROPE_FORM_ROWS)
+        v = ctx->profile->rope_form;
+    ctx->rope_rows = v == BICL_ROPE_FORM_ROWS;
+}
+
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
                                 bicl_context **out)
 {
@@ -178,9 +190,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
                                                ctx->info.device_name);
     else
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
-    ctx->rope_rows = ctx->opts.rope_form == BICL_ROPE_FORM_AUTO
-                         ? ctx->profile->rope_form == BICL_ROPE_FORM_ROWS
-                         : ctx->opts.rope_form == BICL_ROPE_FORM_ROWS;
+    resolve_rope_form(ctx);
     for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
         ctx->variants[c] = ctx->profile->variants[c];
         if (ctx->variants[c].work_group_size > ctx->info.max_work_group)

@@ -82,7 +82,7 @@ void bicl_options_defaults(bicl_options *o)
     snprintf(o->profile, sizeof o->profile, "auto");
     o->act_tables = BICL_ACT_TABLES_UNSET;
     o->rope_specialise = 1;
-    o->rope_form = BICL_ROPE_FORM_AUTO;
+    o->rope_form = BICL_ROPE_FORM_UNSET;
 }
 
 int bicl_act_tables_parse(const char *value)
@@ -94,6 +94,19 @@ int bicl_act_tables_parse(const char *value)
     if (strcmp(value, "off") == 0)
         return BICL_ACT_TABLES_OFF;
     return -2;
+}
+
+int bicl_rope_form_parse(const char *value)
+{
+    if (!value || !*value)
+        return BICL_ROPE_FORM_UNSET;
+    if (strcmp(value, "auto") == 0)
+        return BICL_ROPE_FORM_AUTO;
+    if (strcmp(value, "units") == 0)
+        return BICL_ROPE_FORM_UNITS;
+    if (strcmp(value, "rows") == 0)
+        return BICL_ROPE_FORM_ROWS;
+    return -3;
 }
 
 bicl_status bicl_options_create(bicl_options **out)
@@ -151,18 +164,12 @@ bicl_status bicl_options_set_string(bicl_options *opts, bicl_option key, const c
         return BICL_SUCCESS;
     }
     case BICL_OPTION_ROPE_FORM: {
-        static const char *const forms[] = {"units", "rows"};
-        if (!value || !*value || strcmp(value, "auto") == 0) {
-            opts->rope_form = BICL_ROPE_FORM_AUTO;
-            return BICL_SUCCESS;
-        }
-        for (int f = 0; f < 2; ++f)
-            if (strcmp(value, forms[f]) == 0) {
-                opts->rope_form = f;
-                return BICL_SUCCESS;
-            }
-        return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                         "RoPE form '%s': \"auto\", \"units\" or \"rows\"", value);
+        int v = bicl_rope_form_parse(value);
+        if (v == -3)
+            return bicl_fail(BICL_ERR_INVALID_PARAMETER,
+                             "RoPE form '%s': \"auto\", \"units\" or \"rows\"", value);
+        opts->rope_form = v;
+        return BICL_SUCCESS;
     }
     case BICL_OPTION_DISK_CACHE:
     case BICL_OPTION_ROPE_SPECIALISE:

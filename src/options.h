@@ -22,8 +22,11 @@ void bicl_options_defaults(bicl_options *o);
 #define BICL_ACT_TABLES_AUTO  1
 /* "auto", "off" -> AUTO, OFF; NULL or "" -> UNSET; anything else -> -2. */
 int bicl_act_tables_parse(const char *value);
+#define BICL_ROPE_FORM_UNSET (-2) /* not set: $BICL_ROPE_FORM, else the profile's */
 #define BICL_ROPE_FORM_AUTO  (-1) /* the profile's */
 #define BICL_ROPE_FORM_UNITS 0
 #define BICL_ROPE_FORM_ROWS  1
+/* "auto", "units", "rows" -> AUTO, UNITS, ROWS; NULL or "" -> UNSET; anything else -> -3. */
+int bicl_rope_form_parse(const char *value);
 
 #endif

@@ -56,6 +56,23 @@ int test_env_teardown(void **state)
     return 0;
 }
 
+/* A context on env's device with BICL_OPTION_ROPE_FORM `form` and
+ * BICL_OPTION_ROPE_SPECIALISE `specialise`; env's queue. */
+test_env test_env_with_rope_form(const test_env *env, const char *form, int specialise)
+{
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_FORM, form), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_SPECIALISE, specialise),
+                     BICL_SUCCESS);
+    test_env g = {NULL, env->queue};
+    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &g.ctx),
+                     BICL_SUCCESS);
+    bicl_options_free(o);
+    return g;
+}
+
 test_buf test_buf_new(test_env *env, size_t elem, size_t n_elems, const void *init)
 {
     test_buf b;

@@ -27,6 +27,9 @@ typedef struct test_env {
 /* CMocka group setup/teardown: state is a test_env. */
 int test_env_setup(void **state);
 int test_env_teardown(void **state);
+/* A context on env's device with BICL_OPTION_ROPE_FORM `form` and
+ * BICL_OPTION_ROPE_SPECIALISE `specialise`, and env's queue (free its ctx). */
+test_env test_env_with_rope_form(const test_env *env, const char *form, int specialise);
 
 /* A device buffer with CANARY_BYTES of a fixed pattern before and after the payload.
  * Views use element offsets that start after the leading band. */

@@ -203,8 +203,9 @@ typedef enum bicl_option {
      * fastest on GPUs). "rows": a 2-d launch, one pair of one head per work-item, the
      * only form PoCL vectorises (docs/performance.md); for the table source (the
      * inline source, and a call with no heads or no tokens, run the units form).
-     * "auto" (default; NULL or "" too): the profile's choice, "rows" for PoCL and
-     * "units" elsewhere. A forced variant (bicl_context_set_variant) applies to the
+     * "auto": the profile's choice, "rows" for PoCL and "units" elsewhere. NULL or ""
+     * (default): the environment variable BICL_ROPE_FORM ("units" or "rows"; any other
+     * value, or none, means "auto"). A forced variant (bicl_context_set_variant) applies to the
      * units form only. Never changes bits. Any other value:
      * BICL_ERR_INVALID_PARAMETER. */
     BICL_OPTION_ROPE_FORM = 7

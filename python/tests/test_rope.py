@@ -118,6 +118,26 @@ def test_general_kernel_equals_reference(ctx: bicl.Context) -> None:
         bicl.Context(None, rope_specialise=2)
 
 
+@pytest.mark.parametrize("form", ["units", "rows"])
+def test_each_form_equals_reference(form: str) -> None:
+    """rope_form "units" and "rows" (the PoCL profile's choice) give the reference bits,
+    in place and out of place, NeoX and GPT-J, with an out-of-range position counted."""
+    cfg = bicl.RopeConfig.from_hf_file(os.path.join(DATA, "llama3_1_8b.config.json"))
+    with bicl.Context(device_spec(), rope_form=form) as c, \
+            bicl.RopePlan(c, cfg, table_positions=64) as plan:
+        pos = np.array([0, 1, 17, 63, 5, 3], dtype=np.int32)
+        q, k = _qk((6, 4, 128), (6, 2, 128), seed=7)
+        got = c.np.rope(plan, pos, q, k, source="table")
+        want = ref.rope(plan, pos, q, k, source="table")
+        assert_bits_equal(got[0], want[0], f"{form} q")
+        assert_bits_equal(got[1], want[1], f"{form} k")
+        pos[2] = 64
+        c.np.rope(plan, pos, q, k, source="table")
+        assert plan.errors() == (1, 64)
+    with pytest.raises(bicl.BiclError):
+        bicl.Context(None, rope_form="columns")
+
+
 def test_padded_layout_and_f32_output(ctx: bicl.Context) -> None:
     cfg = bicl.RopeConfig.from_hf_file(os.path.join(DATA, "llama3_1_8b.config.json"))
     with bicl.RopePlan(ctx, cfg, table_positions=64) as plan:

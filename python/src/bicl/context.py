@@ -208,13 +208,14 @@ def check_build_options(extra: str) -> None:
 
 def _options(build_options: Optional[str], cache_dir: Optional[str], disk_cache: Optional[bool],
              profile: Optional[str], act_tables: Optional[str],
-             rope_specialise: Optional[bool] = None) -> int:
+             rope_specialise: Optional[bool] = None, rope_form: Optional[str] = None) -> int:
     """A bicl_options object with the given settings (the caller frees it)."""
     opts = c_void_p(0)
     lib().bicl_options_create(byref(opts))
     try:
         for key, value in ((Option.BUILD_OPTIONS, build_options), (Option.CACHE_DIR, cache_dir),
-                           (Option.PROFILE, profile), (Option.ACT_TABLES, act_tables)):
+                           (Option.PROFILE, profile), (Option.ACT_TABLES, act_tables),
+                           (Option.ROPE_FORM, rope_form)):
             if value is not None:
                 lib().bicl_options_set_string(opts, key, value.encode())
         for ikey, ivalue in ((Option.DISK_CACHE, disk_cache),
@@ -233,20 +234,20 @@ class Context:
     Args:
         device: a device spec as bicl-info and ``BICL_DEVICE`` take it ("pocl",
             "nvidia:1", "0"); None reads ``$BICL_DEVICE``, else the first suitable device.
-        build_options, cache_dir, disk_cache, profile, act_tables, rope_specialise: the
-            ``bicl_option``
-            keys (include/bicl/bicl.h); unsafe build options raise BiclError.
+        build_options, cache_dir, disk_cache, profile, act_tables, rope_specialise,
+            rope_form: the ``bicl_option`` keys (include/bicl/bicl.h); unsafe build options
+            raise BiclError.
     """
 
     def __init__(self, device: Optional[str] = None, *, build_options: Optional[str] = None,
                  cache_dir: Optional[str] = None, disk_cache: Optional[bool] = None,
                  profile: Optional[str] = None, act_tables: Optional[str] = None,
-                 rope_specialise: Optional[bool] = None,
+                 rope_specialise: Optional[bool] = None, rope_form: Optional[str] = None,
                  _cl_objects: Optional[Tuple[int, int]] = None) -> None:
         self._handle = 0
         self._queue = 0
         opts = _options(build_options, cache_dir, disk_cache, profile, act_tables,
-                        rope_specialise)
+                        rope_specialise, rope_form)
         try:
             out = c_void_p(0)
             if _cl_objects is None:
