@@ -337,11 +337,21 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
             y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                                            \
         }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        /* the first work-item of the first head's row (a row is one group: the host's     \
-         * launch); get_global_id or values found again here halved PoCL's vector width */        \
-        if (!ok && h == 0u && get_local_id(0) == 0) {                                              \
-            atomic_min(&err[1], p); /* before the count: see rope_errors_take */                   \
-            atomic_inc(&err[0]);                                                                   \
+        /* The first work-item of each token's first head counts its position. A row is    \
+         * one group (the host's launch: local size (width, 1)), so the group id is the row  \
+         * and local id 0 its first work-item. Nothing crosses the barrier: PoCL stores a     \
+         * live value per work-item (ok, h and p cost a third of the speed; get_global_id     \
+         * here halved the vector width). */                                                       \
+        if (get_local_id(0) == 0) {                                                                \
+            uint row = (uint)get_group_id(1), tok = row / (hq + hk);                               \
+            if (row == tok * (hq + hk)) {                                                          \
+                int bad = rope_row_position(pos, pos_off, pos_sb, pos_ss, S, tok,                  \
+                                            flags & ROPE_ONE_ROW, &b, &s);                         \
+                if (!(bad >= 0 && bad <= limit)) {                                                 \
+                    atomic_min(&err[1], bad); /* before the count: see rope_errors_take */         \
+                    atomic_inc(&err[0]);                                                           \
+                }                                                                                  \
+            }                                                                                      \
         }                                                                                          \
     }
 

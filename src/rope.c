@@ -760,7 +760,7 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
                                             const cl_uint spec[9], bicl_kernel **k)
 {
     char name[160], instance[BICL_INSTANCE_MAX + 1];
-    if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
+    if (ctx->opts.rope_specialise) {
         bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u", ti, to,
                          spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8]);
         if (bicl_kernel_take(ctx, name, k))
