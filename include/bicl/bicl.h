@@ -199,15 +199,15 @@ typedef enum bicl_option {
      * BICL_ERR_INVALID_PARAMETER. */
     BICL_OPTION_ROPE_SPECIALISE = 6,
     /* string: how bicl_rope_apply maps its work to work-items. "units": a work-item
-     * moves groups of pairs of one or more heads (vector loads, the variant's width;
-     * fastest on GPUs). "rows": a 2-d launch, one pair of one head per work-item, the
-     * only form PoCL vectorises (docs/performance.md); for the table source (the
-     * inline source, and a call with no heads or no tokens, run the units form).
-     * "auto": the profile's choice, "rows" for PoCL and "units" elsewhere. NULL or ""
-     * (default): the environment variable BICL_ROPE_FORM ("units" or "rows"; any other
-     * value, or none, means "auto"). A forced variant (bicl_context_set_variant) applies to the
-     * units form only. Never changes bits. Any other value:
-     * BICL_ERR_INVALID_PARAMETER. */
+     * moves groups of pairs of one or more heads (vector loads of the variant's width;
+     * the form tuned on the H200). "rows": a 2-d launch, one pair of one head per
+     * work-item, the only form PoCL vectorises (docs/performance.md); for the table
+     * source (the inline source, a call with no heads or no tokens, and rows wider than
+     * a work-group run the units form). "auto": the profile's choice, "rows" for PoCL
+     * and "units" elsewhere. NULL or "" (default): the environment variable
+     * BICL_ROPE_FORM ("units" or "rows"; any other value, or none, means "auto"). A
+     * forced variant (bicl_context_set_variant) applies to the units form only. Never
+     * changes bits. Any other value: BICL_ERR_INVALID_PARAMETER. */
     BICL_OPTION_ROPE_FORM = 7
 } bicl_option;
 
