@@ -114,6 +114,16 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
     } while (0)
 
+/* The RoPE kernels' parameters, one list for both forms (src/rope.c sets them once). */
+#define ROPE_PARAMS(TI, TO)                                                                        \
+    global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,            \
+        global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
+        ulong qo_off, ulong4 qo_st, uint hq_a, global const BICL_ST_##TI *ki, ulong ki_off,        \
+        ulong4 ki_st, global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,              \
+        uint half_r_a, uint4 lay_a, uint groups_a, uint hpu_a, uint hblocks_a, uint flags_a,       \
+        global const float2 *table, global const ulong *inv_bits, global const float *inv_f,       \
+        ulong attn_bits, float attn_f, int limit, global int *err, uint ipt
+
 /* Arguments: positions (buffer, offset, b and s strides), S (tokens per row), T
  * (tokens); q in/out views (buffer, offset, (b, s, head, element) strides), hq; the same
  * for k, hk; half_r = rotary_dim / 2; lay = (q's rotary offset, q's pass-through count
@@ -124,15 +134,7 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
  * multiples of VW, so a whole group of VW lies on one side. */
 #define ROPE_KERNEL_AS(NAME, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)              \
-    kernel void NAME(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,    \
-                     ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,           \
-                     global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq_a,               \
-                     global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,                    \
-                     global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,               \
-                     uint half_r_a, uint4 lay_a, uint groups_a, uint hpu_a, uint hblocks_a,        \
-                     uint flags_a, global const float2 *table, global const ulong *inv_bits,       \
-                     global const float *inv_f, ulong attn_bits, float attn_f, int limit,          \
-                     global int *err, uint ipt)                                                    \
+    kernel void NAME(ROPE_PARAMS(TI, TO))                                                          \
     {                                                                                              \
         /* the arguments, or a specialised program's constants in their place */                 \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), groups = (GROUPS), flags = (FLAGS);      \
@@ -278,15 +280,7 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
  * and stores the canonical NaN instead. Same arguments as ROPE_KERNEL_AS (groups, hpu,
  * hblocks and ipt unused); table source only. */
 #define ROPE_ROWS_AS(NAME, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)                            \
-    kernel void NAME(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,    \
-                     ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,           \
-                     global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq_a,               \
-                     global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,                    \
-                     global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,               \
-                     uint half_r_a, uint4 lay_a, uint groups_a, uint hpu_a, uint hblocks_a,        \
-                     uint flags_a, global const float2 *table, global const ulong *inv_bits,       \
-                     global const float *inv_f, ulong attn_bits, float attn_f, int limit,          \
-                     global int *err, uint ipt)                                                    \
+    kernel void NAME(ROPE_PARAMS(TI, TO))                                                          \
     {                                                                                              \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
