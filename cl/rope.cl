@@ -37,6 +37,7 @@
 #define ROPE_DEINTERLEAVE 64u
 #define ROPE_ALL_HEADS    128u
 #define ROPE_ONE_ROW      256u
+#define ROPE_PAIRED       512u
 
 /* Element 0 of head h of token (b, s) in a view with strides st = (b, s, head, element). */
 BICL_FN ulong rope_head_at(ulong off, ulong4 st, ulong b, ulong s, uint h)
@@ -319,12 +320,30 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
             float c = tf[e], sn = tf[e + 1u];                                                      \
             ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
             ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);      \
-            float x0 = BICL_LD_##TI(x[ea * xes]), x1 = BICL_LD_##TI(x[eb * xes]);                  \
+            /* GPT-J pairs of 16-bit elements as one 32-bit word (ROPE_PAIRED: the host saw    \
+             * every head's rotary start even and element stride 1; a little-endian device,  \
+             * checked at context creation): PoCL vectorises the word, not the two halves */ \
+            const bool pin = (flags & ROPE_PAIRED) && gi && sizeof(BICL_ST_##TI) == 2;             \
+            const bool pout = (flags & ROPE_PAIRED) && go && sizeof(BICL_ST_##TO) == 2;            \
+            float x0, x1;                                                                          \
+            if (pin) {                                                                             \
+                uint w = ((global const uint *)(x + roff))[i];                                     \
+                x0 = BICL_LD_##TI((BICL_ST_##TI)(w & 0xffffu));                                    \
+                x1 = BICL_LD_##TI((BICL_ST_##TI)(w >> 16));                                        \
+            } else {                                                                               \
+                x0 = BICL_LD_##TI(x[ea * xes]);                                                    \
+                x1 = BICL_LD_##TI(x[eb * xes]);                                                    \
+            }                                                                                      \
             float nan = bicl_f32_canonical_nan();                                                  \
             float y0 = ok ? bicl_rope_rot0(x0, x1, c, sn, inv) : nan;                              \
             float y1 = ok ? bicl_rope_rot1(x0, x1, c, sn, inv) : nan;                              \
-            y[oa * yes] = BICL_SV_##TO(y0);                                                        \
-            y[ob * yes] = BICL_SV_##TO(y1);                                                        \
+            BICL_ST_##TO s0 = BICL_SV_##TO(y0), s1 = BICL_SV_##TO(y1);                             \
+            if (pout) {                                                                            \
+                ((global uint *)(y + roff))[i] = (uint)s0 | ((uint)s1 << 16);                      \
+            } else {                                                                               \
+                y[oa * yes] = s0;                                                                  \
+                y[ob * yes] = s1;                                                                  \
+            }                                                                                      \
         }                                                                                          \
         if (i < pass && !(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE))) {                    \
             ulong e = i < roff ? i : i + 2u * half_r;                                              \

@@ -33,6 +33,7 @@ enum {
     ROPE_DEINTERLEAVE = 64,
     ROPE_ALL_HEADS = 128, /* one unit per (token, pair group) rotates every head */
     ROPE_ONE_ROW = 256,   /* one batch row (S == T): a token's row and index need no division */
+    ROPE_PAIRED = 512,    /* rows form: a 16-bit GPT-J pair moves as one 32-bit word */
 };
 
 struct bicl_rope_plan {
@@ -623,6 +624,7 @@ static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
  * gives the same bits. */
 typedef struct rope_shape {
     bool rows;       /* the rows form: units (dim 0) x T * heads (dim 1), one pair each */
+    bool paired;     /* rows form, ROPE_PAIRED: every GPT-J pair starts on an even element */
     unsigned vw;     /* pairs per work unit: 8 or 4 (vector loads) or 1 (general path) */
     cl_uint groups;  /* units per (token, head block) */
     cl_uint hpu;     /* heads per block */
@@ -687,6 +689,22 @@ static bool rope_rows_wanted(const bicl_context *ctx, bicl_rope_source source, c
            v->T <= UINT32_MAX / heads; /* the kernel's row index is 32-bit */
 }
 
+/* Whether the rows form may move a GPT-J pair (elements 2i, 2i + 1 of a head's rotary
+ * slice) as one 32-bit word: every view's heads start on an even element with element
+ * stride 1 (vector_view for width 2: offset and stepping strides even, the buffer
+ * aligned) and so do both rotary slices. */
+static bool rope_pairs_aligned(const bicl_context *ctx, const bicl_rope_plan *plan,
+                               const bicl_tensor *const views[4])
+{
+    if (plan->cfg.style == BICL_ROPE_NEOX || plan->cfg.rotary_offset % 2 != 0 ||
+        plan->cfg.k_rotary_offset % 2 != 0)
+        return false;
+    for (int i = 0; i < 4; ++i)
+        if (!vector_view(views[i], bicl_mem_align(ctx, views[i]->mem), 2))
+            return false;
+    return true;
+}
+
 /* The rows form's shape: a work-item per rotary pair or pass-through element of a head
  * (dim 0), a row per (token, head) (dim 1; hblocks = heads); the group is the launch's
  * default for 2-d (a power of two covering a row, up to 512). */
@@ -717,8 +735,11 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
     if (v->hk > 0 && !v->k_in_place && k_pass > pass)
         pass = k_pass;
     if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half &&
-        ctx->info.max_work_group >= pass)
-        return rope_rows_shape(v, half, pass);
+        ctx->info.max_work_group >= pass) {
+        rope_shape sh = rope_rows_shape(v, half, pass);
+        sh.paired = rope_pairs_aligned(ctx, plan, views);
+        return sh;
+    }
     bicl_variant var =
         bicl_context_variant_for(ctx, bicl_vclass_of_rope(views[0]->dtype, views[1]->dtype));
     rope_shape sh = {0};
@@ -817,7 +838,7 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
              (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
              (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
              (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
-             (v->S == v->T ? ROPE_ONE_ROW : 0);
+             (sh->rows && sh->paired ? ROPE_PAIRED : 0) | (v->S == v->T ? ROPE_ONE_ROW : 0);
     const cl_uint spec[9] = {*flags,
                              (cl_uint)plan->half,
                              sh->groups,
