@@ -19,6 +19,9 @@
  * converted to f32, the same (cos, sin) bits, bicl_rope_rot0/rot1, the same store
  * conversion. Vectors move bits only, so the variant never changes an output bit.
  *
+ * The rows form (ROPE_ROWS_AS, PoCL's) maps the same arithmetic one pair per work-item in
+ * a 2-d launch; see its comment.
+ *
  * Positions are checked here: an out-of-range one is counted once per token (by its
  * first unit) and its token's rotary elements become the canonical NaN; nothing is read
  * at that position. Pass-through elements are still copied. */
