@@ -272,9 +272,10 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
                    TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
 
 /* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
- * dim 0 the index i of a head's rotary pair and pass-through element, dim 1 (token,
- * head), so one work-item rotates one pair and copies at most one pass-through element,
- * with no loop and no private array. PoCL vectorises a kernel across the work-items of
+ * dim 0 the index i of a head's rotary pair (exactly rotary_dim / 2 work-items, one
+ * group), dim 1 (token, head), so one work-item rotates one pair and copies the
+ * pass-through elements i, i + rotary_dim / 2, ..., with no loop (a constant count,
+ * unrolled, in a specialised kernel) and no private array. PoCL vectorises a kernel across the work-items of
  * a group only in that shape; the table entry is read as two floats (an interleaved
  * pair LLVM's vectoriser handles, where the float2 load stopped it), and the counting of
  * out-of-range positions, whose atomics kept the whole body scalar, comes after a
@@ -312,12 +313,9 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         global const BICL_ST_##TI *x = (isq ? qi : ki) + xo;                                       \
         global BICL_ST_##TO *y = (isq ? qo : ko) + yo;                                             \
         ulong xes = isq ? qi_st.s3 : ki_st.s3, yes = isq ? qo_st.s3 : ko_st.s3;                    \
-        /* the host launches exactly max(half_r, pass-through to copy) work-items per row:  \
-         * when that is half_r the test goes, and with it the masked stores that cost PoCL     \
-         * two thirds of its speed */                                                              \
-        const uint pass_q = (flags & ROPE_Q_IN_PLACE) ? 0u : lay.s1;                               \
-        const uint pass_k = (hk == 0u || (flags & ROPE_K_IN_PLACE)) ? 0u : lay.s3;                 \
-        if (half_r >= max(pass_q, pass_k) || i < half_r) {                                         \
+        /* the host launches exactly half_r work-items per row: no test i < half_r, whose  \
+         * masked stores cost PoCL two thirds of its speed */                                      \
+        {                                                                                          \
             global const float *tf = (global const float *)table;                                  \
             ulong e = ((ulong)(ok ? p : 0) * half_r + i) * 2u;                                     \
             float c = tf[e], sn = tf[e + 1u];                                                      \
@@ -348,10 +346,20 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
                 y[ob * yes] = s1;                                                                  \
             }                                                                                      \
         }                                                                                          \
-        if (i < pass && !(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE))) {                    \
-            ulong e = i < roff ? i : i + 2u * half_r;                                              \
-            y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                                            \
-        }                                                                                          \
+        /* pass-through elements i, i + half_r, ...: a constant count in a specialised    \
+         * kernel (unrolled: no loop for PoCL), a test per element only when half_r does not   \
+         * divide the count */                                                                     \
+        const uint pass_q = (flags & ROPE_Q_IN_PLACE) ? 0u : lay.s1;                               \
+        const uint pass_k = (hk == 0u || (flags & ROPE_K_IN_PLACE)) ? 0u : lay.s3;                 \
+        const uint copies = (max(pass_q, pass_k) + half_r - 1u) / half_r;                          \
+        if (!(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE)))                                  \
+            for (uint k = 0; k < copies; ++k) {                                                    \
+                uint j = i + k * half_r;                                                           \
+                if (pass % half_r == 0u ? k < pass / half_r : j < pass) {                          \
+                    ulong e = j < roff ? j : j + 2u * half_r;                                      \
+                    y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                                    \
+                }                                                                                  \
+            }                                                                                      \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         /* The first work-item of each token's first head counts its position. A row is    \
          * one group (the host's launch: local size (width, 1)), so the group id is the row  \

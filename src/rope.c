@@ -705,14 +705,15 @@ static bool rope_pairs_aligned(const bicl_context *ctx, const bicl_rope_plan *pl
     return true;
 }
 
-/* The rows form's shape: a work-item per rotary pair or pass-through element of a head
- * (dim 0), a row per (token, head) (dim 1; hblocks = heads), one work-group per row
- * (bicl_args_launch_groups: the kernel counts positions by local id and group id). */
-static rope_shape rope_rows_shape(const rope_views *v, size_t half, size_t pass)
+/* The rows form's shape: a work-item per rotary pair of a head, which also copies
+ * ceil(pass / half) pass-through elements (dim 0), a row per (token, head) (dim 1; hblocks =
+ * heads), one work-group per row (bicl_args_launch_groups: the kernel counts positions by local id
+ * and group id). */
+static rope_shape rope_rows_shape(const rope_views *v, size_t half)
 {
     rope_shape sh = {0};
     sh.rows = true;
-    sh.groups = (cl_uint)(half > pass ? half : pass);
+    sh.groups = (cl_uint)half;
     sh.hpu = 1;
     sh.hblocks = (cl_uint)(v->hq + v->hk);
     sh.ipt = 1;
@@ -734,9 +735,8 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
     size_t pass = !v->q_in_place ? q_pass : 0;
     if (v->hk > 0 && !v->k_in_place && k_pass > pass)
         pass = k_pass;
-    if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half &&
-        ctx->info.max_work_group >= pass) {
-        rope_shape sh = rope_rows_shape(v, half, pass);
+    if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half) {
+        rope_shape sh = rope_rows_shape(v, half);
         sh.paired = rope_pairs_aligned(ctx, plan, views);
         return sh;
     }
