@@ -649,21 +649,29 @@ static bool vector_view(const bicl_tensor *t, size_t align, unsigned vw)
     return true;
 }
 
+/* The device-address alignment of each view's buffer (bicl_mem_align), queried once per
+ * buffer: q_in and q_out, k_in and k_out often share one. */
+static void rope_view_aligns(const bicl_context *ctx, const bicl_tensor *const views[4],
+                             size_t align[4])
+{
+    align[0] = bicl_mem_align(ctx, views[0]->mem);
+    for (int i = 1; i < 4; ++i)
+        align[i] =
+            views[i]->mem == views[i - 1]->mem ? align[i - 1] : bicl_mem_align(ctx, views[i]->mem);
+}
+
 /* The widest vector width up to the variant's whose alignment every view allows:
  * vw must divide rotary_dim / 2 (whole pair groups; aligned table rows, second NeoX
  * half and pass-through block), and the buffer base alignment must hold the widest
  * load, vw float2 table entries. 8 falls back to 4, then to the general path. The
- * buffers' alignments are queried once, for every width tried. */
+ * buffers' alignments are queried once (rope_view_aligns), for every width tried. */
 static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan *plan,
                                   unsigned want, const bicl_tensor *const views[4])
 {
     if (want < 4)
         return 1;
     size_t align[4];
-    align[0] = bicl_mem_align(ctx, views[0]->mem);
-    for (int i = 1; i < 4; ++i) /* q_in and q_out, k_in and k_out often share a buffer */
-        align[i] =
-            views[i]->mem == views[i - 1]->mem ? align[i - 1] : bicl_mem_align(ctx, views[i]->mem);
+    rope_view_aligns(ctx, views, align);
     const bicl_rope_config *c = &plan->cfg;
     for (unsigned vw = want; vw >= 4; vw /= 2) {
         bool ok = plan->half % (int)vw == 0 && ctx->info.mem_base_align_bytes >= (size_t)8 * vw;
@@ -699,8 +707,10 @@ static bool rope_pairs_aligned(const bicl_context *ctx, const bicl_rope_plan *pl
     if (plan->cfg.style == BICL_ROPE_NEOX || plan->cfg.rotary_offset % 2 != 0 ||
         plan->cfg.k_rotary_offset % 2 != 0)
         return false;
+    size_t align[4];
+    rope_view_aligns(ctx, views, align);
     for (int i = 0; i < 4; ++i)
-        if (!vector_view(views[i], bicl_mem_align(ctx, views[i]->mem), 2))
+        if (!vector_view(views[i], align[i], 2))
             return false;
     return true;
 }
