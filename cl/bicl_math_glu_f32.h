@@ -22,8 +22,8 @@
  *   the canonical NaN.
  *
  * What decides each result, and what is proven (docs/accuracy.md):
- *   - the double value is within 2^-48.9 of the exact one (act's double value,
- *     2^-50, times u: one more rounding), the float-pair value within 2^-28.9 (act's
+ *   - the double value is within 2^-49 of the exact one (act's double value,
+ *     2^-49.16 at most, times u: one more rounding), the float-pair value within 2^-28.9 (act's
  *     pair value, 2^-29, times u as an exact float pair: one float-pair product,
  *     2^-46), so whatever the tests decide is the correctly rounded result and both
  *     paths agree there;
@@ -528,7 +528,7 @@ BICL_FN bicl_f32x2e bicl_m_oss_pair(float gate, float up, float alpha, float lim
 #ifdef BICL_HAVE_FP64
 /* ((h + l) g) sigmoid(alpha g) in double: alpha g exact, clamped to 700 (1 - sigmoid
  * < 2^-1000 beyond); h + l and the two products rounded (2^-53 each), sigmoid within
- * 2^-50: 2^-49.4 in all. */
+ * 2^-49.5: 2^-49.16 in all. */
 BICL_FN double bicl_m_oss_dbl(float gate, float up, float alpha, float limit)
 {
     bicl_m_oss_args a = bicl_m_oss_prepare(gate, up, alpha, limit);
