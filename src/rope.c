@@ -863,6 +863,25 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
     return rope_kernel_acquire(ctx, in, out, sh->rows ? 0 : sh->vw, spec, k);
 }
 
+/* The launch shape of a validated call and its kernel: the rows form where the profile
+ * wants it and the kernel's work-group limit holds a row (a row is one work-group: the
+ * rows kernel counts on it), else the units form. */
+static bicl_status rope_shape_and_kernel(bicl_context *ctx, const bicl_rope_plan *plan,
+                                         bicl_rope_source source, int inverse, const rope_views *v,
+                                         const bicl_tensor *const views[4], rope_shape *sh,
+                                         cl_uint *flags, bicl_kernel **k)
+{
+    bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
+    *sh = rope_launch_shape(ctx, plan, source, v, views, true);
+    bicl_status st = rope_kernel_for(ctx, plan, source, inverse, v, sh, in, out, flags, k);
+    if (st != BICL_SUCCESS || !sh->rows || bicl_kernel_wg_max(ctx, *k) >= sh->units)
+        return st;
+    bicl_kernel_release(ctx, *k);
+    *k = NULL;
+    *sh = rope_launch_shape(ctx, plan, source, v, views, false);
+    return rope_kernel_for(ctx, plan, source, inverse, v, sh, in, out, flags, k);
+}
+
 bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
                                    bicl_rope_source source, const bicl_tensor *positions,
                                    const bicl_tensor *q_in, const bicl_tensor *q_out,
@@ -878,7 +897,13 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *views[4] = {q_in, q_out, k_in ? k_in : q_in, k_out ? k_out : q_out};
-    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views, true);
+    rope_shape sh;
+    cl_uint flags;
+    bicl_kernel *k = NULL;
+    st = rope_shape_and_kernel(ctx, plan, source, 0, &v, views, &sh, &flags, &k);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_kernel_release(ctx, k);
     if (vector_width)
         *vector_width = sh.vw;
     if (heads_per_unit)
@@ -905,7 +930,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
         return st;
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
     const bicl_tensor *views[4] = {q_in, q_out, ki, ko};
-    rope_shape sh = rope_launch_shape(ctx, plan, source, &v, views, true);
+    rope_shape sh;
     const bicl_rope_config *c = &plan->cfg;
     cl_uint half = (cl_uint)plan->half;
     cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
@@ -913,18 +938,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk;
     cl_uint flags = 0;
     bicl_kernel *k = NULL;
-    st =
-        rope_kernel_for(ctx, plan, source, inverse, &v, &sh, q_in->dtype, q_out->dtype, &flags, &k);
-    if (st == BICL_SUCCESS && sh.rows) {
-        /* a row is one work-group (the rows kernel counts on it) */
-        size_t kmax = bicl_kernel_wg_max(ctx, k);
-        if (kmax < sh.units) {
-            bicl_kernel_release(ctx, k);
-            sh = rope_launch_shape(ctx, plan, source, &v, views, false);
-            st = rope_kernel_for(ctx, plan, source, inverse, &v, &sh, q_in->dtype, q_out->dtype,
-                                 &flags, &k);
-        }
-    }
+    st = rope_shape_and_kernel(ctx, plan, source, inverse, &v, views, &sh, &flags, &k);
     if (st != BICL_SUCCESS)
         return st;
     cl_int limit = source_limit(plan, source);

@@ -9,7 +9,9 @@
 /* For tests (the vector RoPE kernels run exactly where the views allow them): the
  * vector width, heads per work unit and units per work-item bicl_rope_apply would
  * launch this call with, after the same validation (src/rope.c); vector width 0 is the
- * rows form (BICL_OPTION_ROPE_FORM: one pair per work-item, one head per row). */
+ * rows form (BICL_OPTION_ROPE_FORM: one pair per work-item, one head per row). It
+ * builds the kernel, as the apply does, since the rows form also needs the kernel's
+ * work-group limit to hold a row. */
 bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
                                    bicl_rope_source source, const bicl_tensor *positions,
                                    const bicl_tensor *q_in, const bicl_tensor *q_out,
