@@ -418,20 +418,26 @@ BICL_FN float bicl_m_round_near(float s, float t, float tail)
  * overflows to infinity here, as the exact value then does). Elsewhere (denormal or
  * zero results, and y infinite or NaN) y -+ d, d = 2^-48 |y| (a rounding that the
  * margin covers), must round to the same float; IEEE's conversion decides those. */
+/* The normal case alone, for a caller that knows y's float is normal (2^-126 <= |y| <
+ * 2^128): the exponent check costs about a tenth of silu's speed on the H200
+ * (docs/performance.md, "Ziv's test without its exponent check"). */
+BICL_FN int bicl_m_round_test_normal_d(double y, float *out)
+{
+    if (((bicl_u32)bicl_f64_as_u64(y) & 0x1fffffffu) - (0x10000000u - 64u) < 128u) {
+        return 0;
+    }
+    *out = bicl_f64_to_f32_raw(y);
+    return 1;
+}
+
 BICL_FN int bicl_m_round_test_d(double y, float *out)
 {
-    bicl_u64 u = bicl_f64_as_u64(y);
-    bicl_u32 ex = (bicl_u32)(u >> 52) & 0x7ffu;
-    bicl_u32 m = (bicl_u32)u & 0x1fffffffu;
+    bicl_u32 ex = (bicl_u32)(bicl_f64_as_u64(y) >> 52) & 0x7ffu;
     double d;
     float a;
     float b;
     if (ex - 897u <= 253u) { /* 2^-126 <= |y| < 2^128 */
-        if (m - (0x10000000u - 64u) < 128u) {
-            return 0;
-        }
-        *out = bicl_f64_to_f32_raw(y);
-        return 1;
+        return bicl_m_round_test_normal_d(y, out);
     }
     d = bicl_f64_abs(y) * BICL_M_ZIV_REL_F64;
     a = bicl_f64_to_f32_raw(y - d);
@@ -552,20 +558,21 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
  * its three implementations (Ziv's strategy). SP, FX, PAIR and DBL are expressions
  * of the parameters; SP may also use the float r.
  * NAME_int: SP (1 with r set for the inputs decided without evaluation: NaN, the
- * saturated ranges, zero and the tiny arguments; 0 otherwise), else FX, the
- * integer path (bicl_math_fx.h).
+ * saturated ranges, zero and the tiny arguments; 0 otherwise, or -1 where the result
+ * is known to be a normal float), else FX, the integer path (bicl_math_fx.h).
  * NAME_pair: SP, else the float-pair value PAIR, a bicl_f32x2e within PREL of
  * the exact value (relative; BICL_M_ZIV_REL_F32 or wider), when
  * bicl_df_round_test decides it, else FX.
  * NAME_dbl, BICL_HAVE_FP64 only: SP, else the double value DBL, within
- * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d decides it, else FX.
+ * BICL_M_ZIV_REL_F64, when bicl_m_round_test_d (bicl_m_round_test_normal_d where SP
+ * is -1) decides it, else FX.
  * NAME: NAME_dbl where the device has fp64 (and on the host), else NAME_pair.
  * BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL) is the one-argument case, with
  * SPECIAL(x, &r), FX(x), PAIR(x) and DBL(x). */
 #define BICL_M_CR_INT_BODY(SP, FX)                                                                 \
     {                                                                                              \
         float r;                                                                                   \
-        if (SP) {                                                                                  \
+        if ((SP) > 0) {                                                                            \
             return r;                                                                              \
         }                                                                                          \
         return FX;                                                                                 \
@@ -574,7 +581,7 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
     {                                                                                              \
         bicl_f32x2e v;                                                                             \
         float r;                                                                                   \
-        if (SP) {                                                                                  \
+        if ((SP) > 0) {                                                                            \
             return r;                                                                              \
         }                                                                                          \
         v = PAIR;                                                                                  \
@@ -588,10 +595,13 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
     BICL_FN float NAME##_dbl PARAMS                                                                \
     {                                                                                              \
         float r;                                                                                   \
-        if (SP) {                                                                                  \
+        double y;                                                                                  \
+        int sp = (SP);                                                                             \
+        if (sp > 0) {                                                                              \
             return r;                                                                              \
         }                                                                                          \
-        if (bicl_m_round_test_d(DBL, &r)) {                                                        \
+        y = DBL;                                                                                   \
+        if (sp < 0 ? bicl_m_round_test_normal_d(y, &r) : bicl_m_round_test_d(y, &r)) {            \
             return r;                                                                              \
         }                                                                                          \
         return FX;                                                                                 \
@@ -879,7 +889,11 @@ BICL_FN bicl_f32x2e bicl_m_sigmoid_df(float zh, float zl)
 BICL_FN int bicl_m_sigmoid_special(float x, float *out)
 {
     /* The common range first, in one branch-free test (false for NaN): on GPUs the
-     * instructions issued per element set the speed (docs/performance.md). */
+     * instructions issued per element set the speed (docs/performance.md). Down to
+     * -86 the result is a normal float (sigmoid(-86) > e^-86 / 2 > 2^-125). */
+    if ((x <= 18.0f) & (x >= -86.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
+        return -1;
+    }
     if ((x <= 18.0f) & (x >= -104.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
         return 0;
     }
@@ -1426,7 +1440,11 @@ BICL_FN float bicl_m_x_sigmoid_ax(float x, float a)
  * x > 30 (x (1 - e^-x) rounds to x) and x < -200 (below 2^-150: -0). */
 BICL_FN int bicl_m_silu_special(float x, float *out)
 {
-    /* the common range first (as in bicl_m_sigmoid_special) */
+    /* the common range first (as in bicl_m_sigmoid_special); down to -80 the result is
+     * normal (|silu(-80)| > 80 e^-80 / 2 > 2^-110) */
+    if ((x <= 30.0f) & (x >= -80.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
+        return -1;
+    }
     if ((x <= 30.0f) & (x >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
         return 0;
     }
@@ -1492,7 +1510,12 @@ BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BIC
 BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
 {
     float zh = BICL_M_GELU_QUICK_A * x;
-    /* the common range first (as in bicl_m_sigmoid_special) */
+    /* the common range first (as in bicl_m_sigmoid_special); where a x >= -80 the result
+     * is normal (|x| sigmoid(a x) is smallest at the ends: 47 e^-80 / 2 > 2^-111 and about
+     * |x| / 2 >= 2^-61) */
+    if ((zh <= 30.0f) & (zh >= -80.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
+        return -1;
+    }
     if ((zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
         return 0;
     }
