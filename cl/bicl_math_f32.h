@@ -601,7 +601,7 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
             return r;                                                                              \
         }                                                                                          \
         y = DBL;                                                                                   \
-        if (sp < 0 ? bicl_m_round_test_normal_d(y, &r) : bicl_m_round_test_d(y, &r)) {            \
+        if (sp < 0 ? bicl_m_round_test_normal_d(y, &r) : bicl_m_round_test_d(y, &r)) {             \
             return r;                                                                              \
         }                                                                                          \
         return FX;                                                                                 \
@@ -883,6 +883,13 @@ BICL_FN bicl_f32x2e bicl_m_sigmoid_df(float zh, float zl)
     return out;
 }
 
+/* The lower ends of the common ranges where sigmoid, silu and gelu_quick (of 1.702 x)
+ * know their result to be a normal float (their special cases return -1 there; checked
+ * by bicl-math-identity, which every test run calls). */
+#define BICL_M_SIGMOID_NORMAL_LO    (-86.0f)
+#define BICL_M_SILU_NORMAL_LO       (-80.0f)
+#define BICL_M_GELU_QUICK_NORMAL_LO (-80.0f)
+
 /* sigmoid: correctly rounded, three implementations as for exp. x > 18: 1 - e^-x
  * lies above 1 - 2^-25, the boundary below 1, so the result is 1; x < -104:
  * below 2^-150, +0. */
@@ -891,7 +898,7 @@ BICL_FN int bicl_m_sigmoid_special(float x, float *out)
     /* The common range first, in one branch-free test (false for NaN): on GPUs the
      * instructions issued per element set the speed (docs/performance.md). Down to
      * -86 the result is a normal float (sigmoid(-86) > e^-86 / 2 > 2^-125). */
-    if ((x <= 18.0f) & (x >= -86.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
+    if ((x <= 18.0f) & (x >= BICL_M_SIGMOID_NORMAL_LO) & (bicl_f32_abs(x) >= 0x1p-12f)) {
         return -1;
     }
     if ((x <= 18.0f) & (x >= -104.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
@@ -1442,7 +1449,7 @@ BICL_FN int bicl_m_silu_special(float x, float *out)
 {
     /* the common range first (as in bicl_m_sigmoid_special); down to -80 the result is
      * normal (|silu(-80)| > 80 e^-80 / 2 > 2^-110) */
-    if ((x <= 30.0f) & (x >= -80.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
+    if ((x <= 30.0f) & (x >= BICL_M_SILU_NORMAL_LO) & (bicl_f32_abs(x) >= 0x1p-12f)) {
         return -1;
     }
     if ((x <= 30.0f) & (x >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
@@ -1513,7 +1520,7 @@ BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
     /* the common range first (as in bicl_m_sigmoid_special); where a x >= -80 the result
      * is normal (|x| sigmoid(a x) is smallest at the ends: 47 e^-80 / 2 > 2^-111 and about
      * |x| / 2 >= 2^-61) */
-    if ((zh <= 30.0f) & (zh >= -80.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
+    if ((zh <= 30.0f) & (zh >= BICL_M_GELU_QUICK_NORMAL_LO) & (bicl_f32_abs(x) >= 0x1p-60f)) {
         return -1;
     }
     if ((zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {

@@ -41,6 +41,7 @@
  * CMake target, with the library's FP flags (-ffp-contract=off, no fast-math),
  * which the host reference needs to mean anything. */
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +421,60 @@ static double bench_one(fn1 f, int reps)
     return best * 1e9 / BENCH_N;
 }
 
+/* The common ranges where sigmoid, silu and gelu_quick skip Ziv's exponent check (their
+ * special cases return -1) must hold normal results only. |f| is smallest at a range's
+ * ends (cl/bicl_math_f32.h), so the ends decide: the special case returns -1 at the
+ * lowest x of the range and not below it, and f is normal there and at the smallest |x|. */
+typedef struct {
+    const char *name;
+    int (*special)(float, float *);
+    float (*fn)(float);
+    float lo;    /* the range's lower end, of a x */
+    float a;     /* the argument's factor (gelu_quick: 1.702f) */
+    float small; /* the range's smallest |x| */
+} normal_range;
+
+static uint64_t check_normal_ranges(void)
+{
+    static const normal_range k[] = {
+        {"sigmoidf", bicl_m_sigmoid_special, bicl_sigmoidf, BICL_M_SIGMOID_NORMAL_LO, 1.0f,
+         0x1p-12f},
+        {"silu", bicl_m_silu_special, bicl_silu, BICL_M_SILU_NORMAL_LO, 1.0f, 0x1p-12f},
+        {"gelu_quick", bicl_m_gelu_quick_special, bicl_gelu_quick, BICL_M_GELU_QUICK_NORMAL_LO,
+         BICL_M_GELU_QUICK_A, 0x1p-60f}};
+    uint64_t bad = 0;
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+        float x = k[i].lo / k[i].a;
+        float r;
+        float ends[3];
+        int e;
+        while (k[i].a * x < k[i].lo) {
+            x = nextafterf(x, 0.0f);
+        }
+        while (k[i].a * nextafterf(x, -INFINITY) >= k[i].lo) {
+            x = nextafterf(x, -INFINITY);
+        }
+        if (k[i].special(x, &r) != -1 || k[i].special(nextafterf(x, -INFINITY), &r) == -1) {
+            fprintf(stderr, "%s: the normal range does not start at %a\n", k[i].name, (double)x);
+            bad++;
+        }
+        ends[0] = x;
+        ends[1] = k[i].small;
+        ends[2] = -k[i].small;
+        for (e = 0; e < 3; e++) {
+            float y = k[i].fn(ends[e]);
+            if (!(fabsf(y) >= 0x1p-126f) || k[i].special(ends[e], &r) != -1) {
+                fprintf(stderr, "%s(%a) = %a: not a normal result of the normal range\n", k[i].name,
+                        (double)ends[e], (double)y);
+                bad++;
+            }
+        }
+    }
+    fprintf(stderr, "normal ranges of the rounding test: %" PRIu64 " problems\n", bad);
+    return bad;
+}
+
 static void bench(void)
 {
     uint64_t s = 42;
@@ -530,6 +585,7 @@ int main(int argc, char **argv)
     n2 = exhaustive ? (1ull << 32) : sample / 16;
     nr = exhaustive ? (1ull << 28) : sample / 4;
 
+    total_mis += check_normal_ranges();
     /* 1. one-argument functions */
     fprintf(stderr, "one-argument functions: %s %" PRIu64 " inputs\n",
             exhaustive ? "all" : "random", n1);
