@@ -269,9 +269,18 @@ static void op_started(progress *p, const harness_op *op)
         fprintf(stderr, "[%zu/%zu] %s %s ...", p->index, p->count, op->name, op->dtype);
 }
 
-static void op_finished(progress *p)
+/* Each op's line names its failed results as it ends, so that a run cut short (a device
+ * call's time limit) still shows what failed before the summary. The golden hashes are
+ * compared at the end only. */
+static void op_finished(progress *p, const harness_report *rep, size_t first)
 {
-    fprintf(stderr, "%s%.1f s\n", p->tty ? "" : " ", seconds_since(&p->start));
+    size_t failed = 0;
+    for (size_t i = first; i < rep->n; ++i)
+        failed += !rep->r[i].pass;
+    fprintf(stderr, "%s%.1f s", p->tty ? "" : " ", seconds_since(&p->start));
+    if (failed)
+        fprintf(stderr, ", FAILED %zu of %zu results", failed, rep->n - first);
+    fprintf(stderr, "\n");
 }
 
 /* ------------------------------------------------------------ the check */
@@ -312,9 +321,10 @@ static void run_ops(const options *o, const harness_env *env, harness_report *re
         const harness_op *op = harness_op_at(i);
         if (!selected_at(o, i))
             continue;
+        size_t first = rep->n;
         op_started(&p, op);
         harness_check_op(env, op, &cfg, rep, hashes);
-        op_finished(&p);
+        op_finished(&p, rep, first);
     }
 }
 
