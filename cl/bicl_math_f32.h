@@ -408,6 +408,19 @@ BICL_FN float bicl_m_round_near(float s, float t, float tail)
 }
 
 #ifdef BICL_HAVE_FP64
+/* The normal case alone, for a caller that knows y's float is normal (2^-126 <= |y| <
+ * 2^128): the normal branch of bicl_m_round_test_d (below). Skipping that
+ * test's exponent check made silu about a tenth faster in a CUDA micro-benchmark on the
+ * H200 (docs/performance.md, "Ziv's test without its exponent check"). */
+BICL_FN int bicl_m_round_test_normal_d(double y, float *out)
+{
+    if (((bicl_u32)bicl_f64_as_u64(y) & 0x1fffffffu) - (0x10000000u - 64u) < 128u) {
+        return 0;
+    }
+    *out = bicl_f64_to_f32_raw(y);
+    return 1;
+}
+
 /* Ziv's rounding test on a double y within BICL_M_ZIV_REL_F64 |y| = 2^-48 |y| of
  * the exact value: 1 and *out = round(y) when the exact value rounds to the same
  * float. Where that float is normal (y's exponent in [-126, 127]), by bits: the
@@ -418,18 +431,6 @@ BICL_FN float bicl_m_round_near(float s, float t, float tail)
  * overflows to infinity here, as the exact value then does). Elsewhere (denormal or
  * zero results, and y infinite or NaN) y -+ d, d = 2^-48 |y| (a rounding that the
  * margin covers), must round to the same float; IEEE's conversion decides those. */
-/* The normal case alone, for a caller that knows y's float is normal (2^-126 <= |y| <
- * 2^128): the exponent check costs about a tenth of silu's speed on the H200
- * (docs/performance.md, "Ziv's test without its exponent check"). */
-BICL_FN int bicl_m_round_test_normal_d(double y, float *out)
-{
-    if (((bicl_u32)bicl_f64_as_u64(y) & 0x1fffffffu) - (0x10000000u - 64u) < 128u) {
-        return 0;
-    }
-    *out = bicl_f64_to_f32_raw(y);
-    return 1;
-}
-
 BICL_FN int bicl_m_round_test_d(double y, float *out)
 {
     bicl_u32 ex = (bicl_u32)(bicl_f64_as_u64(y) >> 52) & 0x7ffu;
@@ -501,8 +502,9 @@ BICL_FN double bicl_m_exp_fast_d(double x, bicl_i32 *k)
  * relative error is then 2^-53.2 (Pade: 2^-50.0);
  * p = 2^k (E + r O) by adding k to the exponent (E + r O lies in [0.82, 1.19], so p
  * is normal for k >= -1010), q = E - r O in [0.82, 1.19]. Against the degree-10 polynomial,
- * a product and the separate 1 + e go: on the H200, silu's double path ran at 0.69 of
- * copy against 0.58 in the same run (docs/performance.md, "A quotient for e^r"). */
+ * a product and the separate 1 + e go: in a CUDA micro-benchmark of these headers on
+ * the H200, silu's double path ran at 0.69 of copy against 0.58 in the same run
+ * (docs/performance.md, "A quotient for e^r"). */
 typedef struct {
     double e;  /* E(r^2), in [1, 1.02] */
     double ro; /* r O(r^2), |r O| < 0.18 */
@@ -898,11 +900,8 @@ BICL_FN int bicl_m_sigmoid_special(float x, float *out)
     /* The common range first, in one branch-free test (false for NaN): on GPUs the
      * instructions issued per element set the speed (docs/performance.md). Down to
      * -86 the result is a normal float (sigmoid(-86) > e^-86 / 2 > 2^-125). */
-    if ((x <= 18.0f) & (x >= BICL_M_SIGMOID_NORMAL_LO) & (bicl_f32_abs(x) >= 0x1p-12f)) {
-        return -1;
-    }
     if ((x <= 18.0f) & (x >= -104.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
-        return 0;
+        return x >= BICL_M_SIGMOID_NORMAL_LO ? -1 : 0;
     }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
@@ -1449,11 +1448,8 @@ BICL_FN int bicl_m_silu_special(float x, float *out)
 {
     /* the common range first (as in bicl_m_sigmoid_special); down to -80 the result is
      * normal (|silu(-80)| > 80 e^-80 / 2 > 2^-110) */
-    if ((x <= 30.0f) & (x >= BICL_M_SILU_NORMAL_LO) & (bicl_f32_abs(x) >= 0x1p-12f)) {
-        return -1;
-    }
     if ((x <= 30.0f) & (x >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
-        return 0;
+        return x >= BICL_M_SILU_NORMAL_LO ? -1 : 0;
     }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
@@ -1520,11 +1516,8 @@ BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
     /* the common range first (as in bicl_m_sigmoid_special); where a x >= -80 the result
      * is normal (|x| sigmoid(a x) is smallest at the ends: 47 e^-80 / 2 > 2^-111 and about
      * |x| / 2 >= 2^-61) */
-    if ((zh <= 30.0f) & (zh >= BICL_M_GELU_QUICK_NORMAL_LO) & (bicl_f32_abs(x) >= 0x1p-60f)) {
-        return -1;
-    }
     if ((zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
-        return 0;
+        return zh >= BICL_M_GELU_QUICK_NORMAL_LO ? -1 : 0;
     }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);

@@ -37,6 +37,9 @@
  *   --bench        ns per call of the old and the new header on this CPU.
  *   --threads T    worker threads (default 2).
  *
+ * Every run also checks the normal ranges of sigmoid, silu and gelu_quick (where their
+ * double path skips Ziv's exponent check): check_normal_ranges.
+ *
  * Exit status 0 only when no mismatch was found. Build: the bicl-math-identity
  * CMake target, with the library's FP flags (-ffp-contract=off, no fast-math),
  * which the host reference needs to mean anything. */
