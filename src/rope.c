@@ -737,19 +737,19 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
                                     bicl_rope_source source, const rope_views *v,
                                     const bicl_tensor *const views[4], bool allow_rows)
 {
-    /* Units for the rotary pairs, and for the pass-through block when some output is not
-     * in place (in place, those elements are already right). */
     size_t half = (size_t)plan->half;
-    size_t q_pass = (size_t)(plan->cfg.head_dim - plan->cfg.rotary_dim);
-    size_t k_pass = (size_t)(k_head_dim_of(&plan->cfg) - plan->cfg.rotary_dim);
-    size_t pass = !v->q_in_place ? q_pass : 0;
-    if (v->hk > 0 && !v->k_in_place && k_pass > pass)
-        pass = k_pass;
     if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half) {
         rope_shape sh = rope_rows_shape(v, half);
         sh.paired = rope_pairs_aligned(ctx, plan, views);
         return sh;
     }
+    /* Units for the rotary pairs, and for the pass-through block when some output is not
+     * in place (in place, those elements are already right). */
+    size_t q_pass = (size_t)(plan->cfg.head_dim - plan->cfg.rotary_dim);
+    size_t k_pass = (size_t)(k_head_dim_of(&plan->cfg) - plan->cfg.rotary_dim);
+    size_t pass = !v->q_in_place ? q_pass : 0;
+    if (v->hk > 0 && !v->k_in_place && k_pass > pass)
+        pass = k_pass;
     bicl_variant var =
         bicl_context_variant_for(ctx, bicl_vclass_of_rope(views[0]->dtype, views[1]->dtype));
     rope_shape sh = {0};
