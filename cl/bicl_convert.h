@@ -1,7 +1,8 @@
 /* bicl_convert.h - conversions between f32 and the 16-bit storage types.
  *
- * All conversions are integer bit work, so they cannot depend on a device's
- * rounding of half-precision hardware or on how it treats NaN bits.
+ * All conversions are integer bit work (and, for f16 subnormal results, one f32
+ * addition, correctly rounded to nearest even on every device), so they cannot depend
+ * on a device's half-precision hardware or on how it treats NaN bits.
  *
  *   widening (f16 -> f32, bf16 -> f32): exact for every input; a NaN keeps its
  *       sign, its payload (shifted to the top of the f32 payload) and its
@@ -45,46 +46,25 @@ BICL_FN float bicl_f16_to_f32(bicl_u16 h)
     return bicl_u32_as_f32(sign | r);
 }
 
-/* Round the 24-bit significand `mant` right by `shift` bits (1..24), ties to
- * even. */
-BICL_FN bicl_u32 bicl_shift_round_even(bicl_u32 mant, bicl_u32 shift)
-{
-    bicl_u32 kept = mant >> shift;
-    bicl_u32 rest = mant & ((1u << shift) - 1u);
-    bicl_u32 tie = 1u << (shift - 1u);
-    if (rest > tie || (rest == tie && (kept & 1u)))
-        kept += 1u;
-    return kept;
-}
-
-/* The cases outside the f16 normal range (bicl_f32_to_f16): a = |x|'s bits. */
-BICL_FN bicl_u32 bicl_f32_to_f16_rare(bicl_u32 a)
-{
-    if (a > 0x7f800000u) /* NaN: quiet, top 9 payload bits kept */
-        return 0x7e00u | ((a >> 13) & 0x1ffu);
-    if (a >= 0x477ff000u) /* >= 65520 rounds to inf (the tie goes to even) */
-        return 0x7c00u;
-    if (a <= 0x33000000u) /* <= 2^-25: rounds to zero (2^-25 is a tie to 0) */
-        return 0u;
-    /* f16 subnormal: value = m * 2^-24 with m = mant * 2^(exp - 126). A carry
-     * into bit 10 yields the smallest normal, which is the right encoding. */
-    bicl_u32 e = a >> 23;
-    bicl_u32 mant = (a & 0x7fffffu) | 0x800000u;
-    return bicl_shift_round_even(mant, 126u - e);
-}
-
+/* Narrowing to f16 with every case computed and one selected, no branch (PoCL
+ * vectorises it; docs/performance.md). The f16 normal range [2^-14, 65520): rebias
+ * 127 -> 15 and round (a carry into the exponent is the right encoding). Below 2^-14
+ * (subnormals and zero): |x| + 0.5 rounds |x| to a multiple of 2^-24 once, ties to
+ * even (0.5 is an even multiple), and the sum's low bits are that multiple (1024, the
+ * smallest normal, is the right encoding); an f32 subnormal |x| rounds to zero there
+ * whether or not the device flushes it. From 65520 (the tie goes to even): inf, and a
+ * NaN quiet with the top 9 payload bits kept. */
 BICL_FN bicl_u16 bicl_f32_to_f16(float x)
 {
     bicl_u32 u = bicl_f32_as_u32(x);
     bicl_u32 sign = (u >> 16) & 0x8000u;
     bicl_u32 a = u & 0x7fffffffu;
-    /* f16 normal range [2^-14, 65520): rebias 127 -> 15 and round (a carry into the
-     * exponent is the right encoding); one test sends the rest to the rare cases. */
     bicl_u32 n = a - 0x38000000u;
-    bicl_u32 r = (n + 0xfffu + ((n >> 13) & 1u)) >> 13;
-    if (a - 0x38800000u >= 0x477ff000u - 0x38800000u)
-        r = bicl_f32_to_f16_rare(a);
-    return (bicl_u16)(sign | r);
+    bicl_u32 normal = (n + 0xfffu + ((n >> 13) & 1u)) >> 13;
+    bicl_u32 small = bicl_f32_as_u32(bicl_u32_as_f32(a) + 0.5f) - 0x3f000000u;
+    bicl_u32 big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x1ffu) : 0x7c00u;
+    bicl_u32 r = a < 0x38800000u ? small : normal;
+    return (bicl_u16)(sign | (a >= 0x477ff000u ? big : r));
 }
 
 #endif /* BICL_CONVERT_H */
