@@ -36,7 +36,7 @@ BICL_FN bicl_u16 bicl_f32_to_bf16(float x)
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)
 {
     bicl_u32 sign = ((bicl_u32)h & 0x8000u) << 16;
-    bicl_u32 em = (bicl_u32)h & 0x7fffu; /* exponent and significand */
+    bicl_u32 em = (bicl_u32)h & 0x7fffu;   /* exponent and significand */
     bicl_u32 r = (em << 13) + 0x38000000u; /* normal: rebias 15 -> 127 */
     /* One test for the rare cases (exponent 0 or all ones), so that the common path is
      * a few integer operations without a branch per case. */
