@@ -33,6 +33,46 @@ BICL_FN bicl_u16 bicl_f32_to_bf16(float x)
     return (bicl_u16)(((u & 0x7fffffffu) > 0x7f800000u) ? quiet_nan : rounded);
 }
 
+/* f16 inf or NaN, em = its bits without the sign (>= 0x7c00), as f32 bits without the
+ * sign: exponent all ones, the payload moved up (a NaN keeps its quiet bit). */
+BICL_FN bicl_u32 bicl_f16_special_to_f32(bicl_u32 em)
+{
+    return (em << 13) + 0x70000000u;
+}
+
+/* An f32 NaN, a = its bits without the sign, as f16 bits without the sign: quiet, the top
+ * 9 payload bits kept. */
+BICL_FN bicl_u32 bicl_f32_nan_to_f16(bicl_u32 a)
+{
+    return 0x7e00u | ((a >> 13) & 0x1ffu);
+}
+
+#if defined(BICL_OPENCL) && defined(BICL_F16_DEVICE)
+/* The device's own f16 conversions, where the profile finds them faster (NVIDIA: one
+ * instruction each; src/profile.h). OpenCL 1.2 defines both exactly: vload_half widens
+ * (exact for every f16), vstore_half_rte rounds to nearest even with overflow to inf and
+ * f16 subnormal results kept; only NaN bits differ between devices, so NaN takes bicl's
+ * rule by a select. The same bits as the integer forms below, which the host runs:
+ * tests/test_cast.c compares every f16 and every f32 input on the device with the host's
+ * in both forms. */
+BICL_FN float bicl_f16_to_f32(bicl_u16 h)
+{
+    bicl_u32 em = (bicl_u32)h & 0x7fffu;
+    float f = vload_half(0, (const private half *)&h);
+    return em > 0x7c00u
+               ? bicl_u32_as_f32((((bicl_u32)h & 0x8000u) << 16) | bicl_f16_special_to_f32(em))
+               : f;
+}
+
+BICL_FN bicl_u16 bicl_f32_to_f16(float x)
+{
+    bicl_u32 u = bicl_f32_as_u32(x);
+    bicl_u32 a = u & 0x7fffffffu;
+    bicl_u16 h;
+    vstore_half_rte(x, 0, (private half *)&h);
+    return a > 0x7f800000u ? (bicl_u16)(((u >> 16) & 0x8000u) | bicl_f32_nan_to_f16(a)) : h;
+}
+#else
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)
 {
     bicl_u32 sign = ((bicl_u32)h & 0x8000u) << 16;
@@ -41,7 +81,7 @@ BICL_FN float bicl_f16_to_f32(bicl_u16 h)
     /* One test for the rare cases (exponent 0 or all ones), so that the common path is
      * a few integer operations without a branch per case. */
     if (em - 0x0400u >= 0x7800u)
-        r = em >= 0x7c00u ? r + 0x38000000u /* inf, NaN: exponent all ones, payload up */
+        r = em >= 0x7c00u ? bicl_f16_special_to_f32(em)
                           : bicl_f32_as_u32((float)em * 0x1p-24f); /* exact, a normal f32 */
     return bicl_u32_as_f32(sign | r);
 }
@@ -62,9 +102,11 @@ BICL_FN bicl_u16 bicl_f32_to_f16(float x)
     bicl_u32 n = a - 0x38000000u;
     bicl_u32 normal = (n + 0xfffu + ((n >> 13) & 1u)) >> 13;
     bicl_u32 small = bicl_f32_as_u32(bicl_u32_as_f32(a) + 0.5f) - 0x3f000000u;
-    bicl_u32 big = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x1ffu) : 0x7c00u;
+    bicl_u32 big = a > 0x7f800000u ? bicl_f32_nan_to_f16(a) : 0x7c00u;
     bicl_u32 r = a < 0x38800000u ? small : normal;
     return (bicl_u16)(sign | (a >= 0x477ff000u ? big : r));
 }
+
+#endif
 
 #endif /* BICL_CONVERT_H */

@@ -146,6 +146,19 @@ static void resolve_rope_form(bicl_context *ctx)
     ctx->rope_rows = v == BICL_ROPE_FORM_ROWS;
 }
 
+/* How kernels convert f16 changes speed, never bits: $BICL_F16_CONVERT "bits" or "device"
+ * (for benchmarks and tests), any other value or none the profile's choice. */
+static void resolve_f16_convert(bicl_context *ctx)
+{
+    const char *v = getenv("BICL_F16_CONVERT");
+    if (v && strcmp(v, "bits") == 0)
+        ctx->f16_device = false;
+    else if (v && strcmp(v, "device") == 0)
+        ctx->f16_device = true;
+    else
+        ctx->f16_device = ctx->profile->f16_device != 0;
+}
+
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
                                 bicl_context **out)
 {
@@ -191,6 +204,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     else
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
     resolve_rope_form(ctx);
+    resolve_f16_convert(ctx);
     for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
         ctx->variants[c] = ctx->profile->variants[c];
         if (ctx->variants[c].work_group_size > ctx->info.max_work_group)

@@ -27,6 +27,8 @@ struct bicl_context {
     bicl_options opts;
     const bicl_profile *profile;
     bool rope_rows;         /* BICL_OPTION_ROPE_FORM resolved: RoPE's rows form where it applies */
+    bool f16_device;        /* f16 conversions by the device's half conversions (the profile's,
+                             * or $BICL_F16_CONVERT): a source define, cl/bicl_convert.h */
     char fingerprint[3072]; /* holds every field at its longest: no truncation */
     unsigned caps_advertised; /* info.caps before the self-test (which proves or drops) */
     bool selftested;          /* the self-test passed: part of the fingerprint */

@@ -50,7 +50,9 @@ typedef enum bicl_vclass {
 typedef struct bicl_profile {
     const char *name;
     bicl_variant variants[BICL_VCLASS_COUNT];
-    int rope_form; /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
+    int rope_form;  /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
+    int f16_device; /* f16 conversions: 0 integer bit work, 1 the device's half conversions
+                     * (cl/bicl_convert.h: the same bits, with bicl's NaN rule) */
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);

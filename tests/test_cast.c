@@ -153,6 +153,94 @@ static void cast_f16_round_trip_exhaustive(void **state)
     }
 }
 
+/* A context on env's device whose kernels convert f16 by `form` ("bits" or "device":
+ * $BICL_F16_CONVERT, read when a context is created). */
+static test_env env_with_f16_form(const test_env *env, const char *form)
+{
+    test_env g = {NULL, env->queue};
+    assert_int_equal(setenv("BICL_F16_CONVERT", form, 1), 0);
+    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), NULL, &g.ctx);
+    unsetenv("BICL_F16_CONVERT");
+    assert_int_equal(st, BICL_SUCCESS);
+    return g;
+}
+
+/* One bicl_cast of n elements from buffer x to y (views at the payload's start). */
+static void cast_buffers(test_env *env, bicl_dtype xd, const test_buf *x, bicl_dtype yd,
+                         const test_buf *y, size_t n)
+{
+    size_t shape[1] = {n};
+    bicl_tensor tx = test_view(x, xd, 0, 1, shape), ty = test_view(y, yd, 0, 1, shape);
+    assert_int_equal(bicl_cast(env->ctx, env->queue, &tx, &ty, 0, NULL, NULL), BICL_SUCCESS);
+}
+
+/* Where the device's output differs from the reference, the input and both outputs. */
+static void assert_f16_chunk(const uint32_t *x, const uint16_t *dev, const uint16_t *ref,
+                             size_t n, const char *form)
+{
+    if (memcmp(dev, ref, n * 2) == 0)
+        return;
+    for (size_t i = 0; i < n; ++i)
+        if (dev[i] != ref[i])
+            fail_msg("f32 0x%08x -> f16: device 0x%04x, reference 0x%04x (f16 form %s)", x[i],
+                     dev[i], ref[i], form);
+}
+
+/* Every f16 input widened and every one of the 2^32 f32 inputs narrowed on the device
+ * give the host's bits, in both f16 forms: integer bit work and the device's half
+ * conversions (cl/bicl_convert.h). This is what lets a profile pick either. */
+static void cast_f16_every_input_both_forms(void **state)
+{
+    const test_env *env = *state;
+    static const char *const forms[2] = {"bits", "device"};
+    const size_t chunk = (size_t)1 << 22;
+    uint32_t *x = malloc(chunk * 4), *wide = malloc(65536 * 4), *wide_ref = malloc(65536 * 4);
+    uint16_t *dev = malloc(chunk * 2), *ref = malloc(chunk * 2), *h = malloc(65536 * 2);
+    assert_true(x && wide && wide_ref && dev && ref && h);
+    for (uint32_t i = 0; i < 65536; ++i)
+        h[i] = (uint16_t)i;
+    assert_int_equal(bicl_ref_cast(BICL_F16, h, BICL_F32, wide_ref, 65536), BICL_SUCCESS);
+    test_env g[2];
+    test_buf bx[2], by[2];
+    for (int f = 0; f < 2; ++f) {
+        g[f] = env_with_f16_form(env, forms[f]);
+        test_buf hb = test_buf_new(&g[f], 2, 65536, h), wb = test_buf_new(&g[f], 4, 65536, NULL);
+        cast_buffers(&g[f], BICL_F16, &hb, BICL_F32, &wb, 65536);
+        test_buf_read(&g[f], &wb, wide);
+        test_assert_bits_equal(wide, wide_ref, 65536, 4, forms[f]);
+        test_buf_free(&hb);
+        test_buf_free(&wb);
+        bx[f] = test_buf_new(&g[f], 4, chunk, NULL);
+        by[f] = test_buf_new(&g[f], 2, chunk, NULL);
+    }
+    for (uint64_t base = 0; base < ((uint64_t)1 << 32); base += chunk) {
+        for (size_t i = 0; i < chunk; ++i)
+            x[i] = (uint32_t)(base + i);
+        assert_int_equal(bicl_ref_cast(BICL_F32, x, BICL_F16, ref, chunk), BICL_SUCCESS);
+        for (int f = 0; f < 2; ++f) {
+            assert_int_equal(clEnqueueWriteBuffer(g[f].queue, bx[f].mem, CL_FALSE, CANARY_BYTES,
+                                                  chunk * 4, x, 0, NULL, NULL),
+                             CL_SUCCESS);
+            cast_buffers(&g[f], BICL_F32, &bx[f], BICL_F16, &by[f], chunk);
+            test_buf_read(&g[f], &by[f], dev);
+            assert_f16_chunk(x, dev, ref, chunk, forms[f]);
+        }
+    }
+    for (int f = 0; f < 2; ++f) {
+        test_buf_assert_canaries(&g[f], &by[f]);
+        test_buf_free(&bx[f]);
+        test_buf_free(&by[f]);
+        bicl_context_free(g[f].ctx);
+    }
+    free(x);
+    free(wide);
+    free(wide_ref);
+    free(dev);
+    free(ref);
+    free(h);
+}
+
 /* I: every variant and offsets 0..7 give the bits of the reference; sizes from 1 to
  * 67 and one large size cover vector bodies, scalar tails and multi-item threads. */
 static void cast_invariant_over_variants_and_offsets(void **state)
@@ -283,6 +371,7 @@ int main(void)
         cmocka_unit_test(cast_known_answers),
         cmocka_unit_test(cast_f16_round_trip_exhaustive),
         cmocka_unit_test(cast_matches_reference_all_pairs),
+        cmocka_unit_test(cast_f16_every_input_both_forms),
         cmocka_unit_test(cast_invariant_over_variants_and_offsets),
         cmocka_unit_test(cast_strided_views),
         cmocka_unit_test(cast_broadcast_input),
