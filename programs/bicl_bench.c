@@ -251,7 +251,11 @@ static double op_bytes(const op_spec *o, size_t n)
 static const op_spec ops[] = {
     {"cast", BICL_F32, BICL_BF16, OP_CAST, 0},
     {"cast", BICL_BF16, BICL_F32, OP_CAST, 0},
+    {"cast", BICL_F32, BICL_F16, OP_CAST, 0},
+    {"cast", BICL_F16, BICL_F32, OP_CAST, 0},
     {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
+    {"sigmoid", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SIGMOID},
+    {"tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_TANH},
     {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
     {"silu", BICL_F16, BICL_F16, OP_UNARY, BICL_UNARY_SILU},
     {"gelu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU},
