@@ -57,8 +57,8 @@ BICL_FN float2 mrope_cos_sin(int p, uint i, uint half_r, uint flags, global cons
  * cos/sin sources; limit = largest valid position; err = (count, smallest bad). */
 #define MROPE_KERNEL(TI, TO)                                                                       \
     kernel void mrope_##TI##_##TO(                                                                 \
-        global const int *pos, ulong pos_off, ulong pos_sr, ulong pos_sb, ulong pos_ss, ulong S,   \
-        ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,                        \
+        global const int *restrict pos, ulong pos_off, ulong pos_sr, ulong pos_sb, ulong pos_ss,   \
+        ulong S, ulong T, global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st,               \
         global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, uint hq,                              \
         global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st, global BICL_ST_##TO *ko,        \
         ulong ko_off, ulong4 ko_st, uint hk, uint half_r, uint pass, uint groups, uint hpu,        \

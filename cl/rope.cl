@@ -118,9 +118,14 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
     } while (0)
 
-/* The RoPE kernels' parameters, one list for both forms (src/rope.c sets them once). */
+/* The RoPE kernels' parameters, one list for both forms (src/rope.c sets them once).
+ * pos is restrict: the host rejects outputs that overlap the positions (check_apply), so
+ * a kernel's stores never change a position. Without it LLVM reloads the row's position
+ * after every 32-bit store that might alias it (GPT-J's paired words, f32 outputs), and
+ * PoCL's vectorised work-item loop read the table by gathers (RoPE f32 in place 16 -> 41
+ * GB/s on PoCL; docs/performance.md). */
 #define ROPE_PARAMS(TI, TO)                                                                        \
-    global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,            \
+    global const int *restrict pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,   \
         global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
         ulong qo_off, ulong4 qo_st, uint hq_a, global const BICL_ST_##TI *ki, ulong ki_off,        \
         ulong4 ki_st, global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hk_a,              \
