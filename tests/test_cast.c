@@ -176,8 +176,8 @@ static void cast_buffers(test_env *env, bicl_dtype xd, const test_buf *x, bicl_d
 }
 
 /* Where the device's output differs from the reference, the input and both outputs. */
-static void assert_f16_chunk(const uint32_t *x, const uint16_t *dev, const uint16_t *ref,
-                             size_t n, const char *form)
+static void assert_f16_chunk(const uint32_t *x, const uint16_t *dev, const uint16_t *ref, size_t n,
+                             const char *form)
 {
     if (memcmp(dev, ref, n * 2) == 0)
         return;
