@@ -1,6 +1,7 @@
 /* test_cast.c - bicl_cast: R (device == host reference, memcmp) for all 9 dtype pairs
- * over random inputs and every special class, I over variants, offsets and strided
- * views, and the validation statuses with canary bands. */
+ * over random inputs and every special class, and for every f16 and f32 input of the f16
+ * casts in both f16 forms; I over variants, offsets and strided views, and the
+ * validation statuses with canary bands. */
 #include "common.h"
 
 #include <stdio.h>
@@ -21,6 +22,16 @@ static void *make_input(bicl_dtype dt, size_t n, uint64_t seed)
     return p;
 }
 
+/* One bicl_cast of n elements from buffer x to y, the views xoff and yoff elements past
+ * the payload's start. */
+static void cast_buffers(test_env *env, bicl_dtype xd, const test_buf *x, size_t xoff,
+                         bicl_dtype yd, const test_buf *y, size_t yoff, size_t n)
+{
+    size_t shape[1] = {n};
+    bicl_tensor tx = test_view(x, xd, xoff, 1, shape), ty = test_view(y, yd, yoff, 1, shape);
+    assert_int_equal(bicl_cast(env->ctx, env->queue, &tx, &ty, 0, NULL, NULL), BICL_SUCCESS);
+}
+
 static void run_cast_contiguous(test_env *env, bicl_dtype xd, bicl_dtype yd, const void *x,
                                 size_t n, size_t xoff, size_t yoff, void *y_out)
 {
@@ -30,11 +41,7 @@ static void run_cast_contiguous(test_env *env, bicl_dtype xd, bicl_dtype yd, con
     memcpy(xin + xoff * xs, x, n * xs);
     test_buf bx = test_buf_new(env, xs, n + xoff, xin);
     test_buf by = test_buf_new(env, ys, n + yoff, NULL);
-    size_t shape[1] = {n};
-    bicl_tensor tx = test_view(&bx, xd, xoff, 1, shape);
-    bicl_tensor ty = test_view(&by, yd, yoff, 1, shape);
-    bicl_status st = bicl_cast(env->ctx, env->queue, &tx, &ty, 0, NULL, NULL);
-    assert_int_equal(st, BICL_SUCCESS);
+    cast_buffers(env, xd, &bx, xoff, yd, &by, yoff, n);
     unsigned char *all = malloc((n + yoff) * ys);
     assert_non_null(all);
     test_buf_read(env, &by, all);
@@ -166,15 +173,6 @@ static test_env env_with_f16_form(const test_env *env, const char *form)
     return g;
 }
 
-/* One bicl_cast of n elements from buffer x to y (views at the payload's start). */
-static void cast_buffers(test_env *env, bicl_dtype xd, const test_buf *x, bicl_dtype yd,
-                         const test_buf *y, size_t n)
-{
-    size_t shape[1] = {n};
-    bicl_tensor tx = test_view(x, xd, 0, 1, shape), ty = test_view(y, yd, 0, 1, shape);
-    assert_int_equal(bicl_cast(env->ctx, env->queue, &tx, &ty, 0, NULL, NULL), BICL_SUCCESS);
-}
-
 /* Where the device's output differs from the reference, the input and both outputs. */
 static void assert_f16_chunk(const uint32_t *x, const uint16_t *dev, const uint16_t *ref, size_t n,
                              const char *form)
@@ -206,7 +204,7 @@ static void cast_f16_every_input_both_forms(void **state)
     for (int f = 0; f < 2; ++f) {
         g[f] = env_with_f16_form(env, forms[f]);
         test_buf hb = test_buf_new(&g[f], 2, 65536, h), wb = test_buf_new(&g[f], 4, 65536, NULL);
-        cast_buffers(&g[f], BICL_F16, &hb, BICL_F32, &wb, 65536);
+        cast_buffers(&g[f], BICL_F16, &hb, 0, BICL_F32, &wb, 0, 65536);
         test_buf_read(&g[f], &wb, wide);
         test_assert_bits_equal(wide, wide_ref, 65536, 4, forms[f]);
         test_buf_free(&hb);
@@ -222,7 +220,7 @@ static void cast_f16_every_input_both_forms(void **state)
             assert_int_equal(clEnqueueWriteBuffer(g[f].queue, bx[f].mem, CL_FALSE, CANARY_BYTES,
                                                   chunk * 4, x, 0, NULL, NULL),
                              CL_SUCCESS);
-            cast_buffers(&g[f], BICL_F32, &bx[f], BICL_F16, &by[f], chunk);
+            cast_buffers(&g[f], BICL_F32, &bx[f], 0, BICL_F16, &by[f], 0, chunk);
             test_buf_read(&g[f], &by[f], dev);
             assert_f16_chunk(x, dev, ref, chunk, forms[f]);
         }
