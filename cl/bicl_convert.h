@@ -1,8 +1,11 @@
 /* bicl_convert.h - conversions between f32 and the 16-bit storage types.
  *
- * All conversions are integer bit work (and, for f16 subnormal results, one f32
- * addition, correctly rounded to nearest even on every device), so they cannot depend
- * on a device's half-precision hardware or on how it treats NaN bits.
+ * The host, and kernels by default, convert by integer bit work (and, for f16 subnormal
+ * results, one f32 addition, correctly rounded to nearest even on every device), which
+ * cannot depend on a device's half-precision hardware or on how it treats NaN bits.
+ * Kernels built with BICL_F16_DEVICE (the profile's choice, src/program.c) convert f16 by
+ * OpenCL's vload_half / vstore_half_rte instead, with NaN by the rule below: the same
+ * bits, which tests/test_cast.c checks on every input.
  *
  *   widening (f16 -> f32, bf16 -> f32): exact for every input; a NaN keeps its
  *       sign, its payload (shifted to the top of the f32 payload) and its
