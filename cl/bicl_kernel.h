@@ -177,6 +177,54 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
             t, n, y[yo + r * yr + t] = BICL_CALL(ELEM, (E, TI, TO, x[xo + r * xr + t] XA())))      \
     }
 
+/* The fix-up form of _rows_s (one element per work-item, no loop, ipt unused), for an
+ * element with a fast form that may decline: FAST(E, TI, TO, a, &ok XA) gives ELEM's
+ * stored value where it sets ok (1), and declines with ok = 0 (bicl_math_f32.h,
+ * BICL_M_CR_FAST1). Every work-item stores an accepted value and marks a declined element
+ * in redo (local memory, a byte per work-item of the group, sized by the host); after a
+ * barrier the group's first work-item stores ELEM of the marked ones. PoCL compiles the
+ * two sides of a barrier as two loops over the work-items: FAST has no branch, so the
+ * first vectorises, and ELEM's branches and loops stay in the second, which runs only
+ * the rare declined elements (docs/performance.md). Every element is ELEM's: FAST's
+ * value where it accepts, ELEM's elsewhere. A declined element is not stored before the
+ * second side reads its inputs: an input may be y (in place). The group's row is its
+ * group id in dim 1 (local size 1 there); a work-item past the row marks nothing.
+ * BICL_FIX_MARK(ok) ends the first side; BICL_FIX_REDO(n, j, STMT) is the second, with
+ * STMT storing element g0 + j of the group's row (g0 and row are in scope). */
+#define BICL_FIX_MARK(ok)                                                                          \
+    redo[get_local_id(0)] = (uchar)((ok) == 0);                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE)
+#define BICL_FIX_REDO(n, j, STMT)                                                                  \
+    if (get_local_id(0) == 0) {                                                                    \
+        ulong g0 = get_group_id(0) * get_local_size(0), row = get_group_id(1);                     \
+        ulong left = (n), j0 = 0;                                                                  \
+        ulong m = min((ulong)get_local_size(0), left - g0);                                        \
+        for (; j0 + 8 <= m; j0 += 8) /* eight marks at a time: most are 0 */                       \
+            if (as_ulong(vload8(0, redo + j0)) != 0)                                               \
+                for (ulong j = j0; j < j0 + 8; ++j)                                                \
+                    if (redo[j])                                                                   \
+                        STMT;                                                                      \
+        for (ulong j = j0; j < m; ++j)                                                             \
+            if (redo[j])                                                                           \
+                STMT;                                                                              \
+    }
+#define BICL_ROWS_F_1_1(NAME, TI, TO, FAST, ELEM, E, XP, XA)                                       \
+    kernel void NAME##_rows_f(global const BICL_ST_##TI *x, ulong xo, ulong xr,                    \
+                              global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP(),  \
+                              local uchar *redo)                                                   \
+    {                                                                                              \
+        ulong r = get_global_id(1), t = get_global_id(0);                                          \
+        int ok = 1;                                                                                \
+        BICL_ST_##TO v;                                                                            \
+        (void)ipt;                                                                                 \
+        BICL_ROWS_S_GUARDED(t, n, v = BICL_CALL(FAST, (E, TI, TO, x[xo + r * xr + t], &ok XA()));  \
+                            if (ok) y[yo + r * yr + t] = v)                                        \
+        BICL_FIX_MARK(ok);                                                                         \
+        BICL_FIX_REDO(n, j,                                                                        \
+                      y[yo + row * yr + g0 + j] =                                                  \
+                          BICL_CALL(ELEM, (E, TI, TO, x[xo + row * xr + g0 + j] XA())))            \
+    }
+
 #define BICL_ALL_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
     BICL_STRIDED_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                \
     BICL_ROWS_S_1_1(NAME, TI, TO, ELEM, E, XP, XA)                                                 \
@@ -238,6 +286,28 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         BICL_ROWS_S_GUARDED(t, n,                                                                  \
                             y[yo + r * yr + t] = BICL_CALL(                                        \
                                 ELEM, (E, TA, TB, TO, a[ao + r * ar + t], b[bo + r * br + t] XA()))) \
+    }
+
+/* The fix-up form of _rows_s of two inputs (see BICL_ROWS_F_1_1). */
+#define BICL_ROWS_F_2_1(NAME, TA, TB, TO, FAST, ELEM, E, XP, XA)                                   \
+    kernel void NAME##_rows_f(global const BICL_ST_##TA *a, ulong ao, ulong ar,                    \
+                              global const BICL_ST_##TB *b, ulong bo, ulong br,                    \
+                              global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP(),  \
+                              local uchar *redo)                                                   \
+    {                                                                                              \
+        ulong r = get_global_id(1), t = get_global_id(0);                                          \
+        int ok = 1;                                                                                \
+        BICL_ST_##TO v;                                                                            \
+        (void)ipt;                                                                                 \
+        BICL_ROWS_S_GUARDED(t, n,                                                                  \
+                            v = BICL_CALL(FAST, (E, TA, TB, TO, a[ao + r * ar + t],                \
+                                                 b[bo + r * br + t], &ok XA()));                   \
+                            if (ok) y[yo + r * yr + t] = v)                                        \
+        BICL_FIX_MARK(ok);                                                                         \
+        BICL_FIX_REDO(n, j,                                                                        \
+                      y[yo + row * yr + g0 + j] =                                                  \
+                          BICL_CALL(ELEM, (E, TA, TB, TO, a[ao + row * ar + g0 + j],               \
+                                           b[bo + row * br + g0 + j] XA())))                       \
     }
 
 #define BICL_ALL_2_1(NAME, TA, TB, TO, ELEM, E, XP, XA)                                            \

@@ -414,11 +414,17 @@ BICL_FN float bicl_m_round_near(float s, float t, float tail)
  * H200 (docs/performance.md, "Ziv's test without its exponent check"). */
 BICL_FN int bicl_m_round_test_normal_d(double y, float *out)
 {
-    if (((bicl_u32)bicl_f64_as_u64(y) & 0x1fffffffu) - (0x10000000u - 64u) < 128u) {
-        return 0;
-    }
+    /* no branch (*out is written either way): the kernels' fast form (BICL_M_CR_FAST1)
+     * computes it for every element */
     *out = bicl_f64_to_f32_raw(y);
-    return 1;
+    return ((bicl_u32)bicl_f64_as_u64(y) & 0x1fffffffu) - (0x10000000u - 64u) >= 128u;
+}
+
+/* 1 when y's float is normal or y rounds past the largest float: 2^-126 <= |y| < 2^128,
+ * y's exponent field in [897, 1150] (bicl_m_round_test_d's first case). */
+BICL_FN int bicl_m_f64_float_normal(double y)
+{
+    return ((bicl_u32)(bicl_f64_as_u64(y) >> 52) & 0x7ffu) - 897u <= 253u;
 }
 
 /* Ziv's rounding test on a double y within BICL_M_ZIV_REL_F64 |y| = 2^-48 |y| of
@@ -433,11 +439,10 @@ BICL_FN int bicl_m_round_test_normal_d(double y, float *out)
  * margin covers), must round to the same float; IEEE's conversion decides those. */
 BICL_FN int bicl_m_round_test_d(double y, float *out)
 {
-    bicl_u32 ex = (bicl_u32)(bicl_f64_as_u64(y) >> 52) & 0x7ffu;
     double d;
     float a;
     float b;
-    if (ex - 897u <= 253u) { /* 2^-126 <= |y| < 2^128 */
+    if (bicl_m_f64_float_normal(y)) {
         return bicl_m_round_test_normal_d(y, out);
     }
     d = bicl_f64_abs(y) * BICL_M_ZIV_REL_F64;
@@ -626,6 +631,37 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
 #define BICL_M_CR1(NAME, SPECIAL, FX, PAIR, PREL, DBL)                                             \
     BICL_M_CR(NAME, (float x), (x), SPECIAL(x, &r), FX(x), PAIR(x), PREL, DBL(x))
 
+/* BICL_M_CR_FAST1(NAME, COMMON, DBL) defines NAME_fast(x, &ok), the fast form of the
+ * one-argument NAME for the kernels' fix-up form (cl/bicl_kernel.h, BICL_ROWS_F_1_1):
+ * NAME_dbl's common case without a branch, so that a compiler that vectorises across
+ * work-items (PoCL) keeps it in vector registers. COMMON(x) is -1 (x in NAME's common
+ * range, result a normal float), 0 (in the range) or 1 (outside it, NaN included), and
+ * NAME's SPECIAL begins by returning COMMON(x) where that is -1 or 0, so there NAME_dbl
+ * evaluates DBL(x) and applies Ziv's test. ok = 1 where that test's normal case decides:
+ * the value returned is then NAME(x), the same operations on the same operands; ok = 0
+ * otherwise (the value means nothing: the caller computes NAME(x)). DBL is evaluated at
+ * 1 outside the range, a point of every COMMON's range, so that no input reaches it that
+ * NAME_dbl would not give it. Without fp64: NAME itself, ok = 1. */
+#ifdef BICL_HAVE_FP64
+#define BICL_M_CR_FAST1(NAME, COMMON, DBL)                                                         \
+    BICL_FN float NAME##_fast(float x, int *ok)                                                    \
+    {                                                                                              \
+        int c = COMMON(x);                                                                         \
+        float r;                                                                                   \
+        double y = DBL(c <= 0 ? x : 1.0f);                                                         \
+        int pass = bicl_m_round_test_normal_d(y, &r);                                              \
+        *ok = (c <= 0) & ((c < 0) | bicl_m_f64_float_normal(y)) & pass;                            \
+        return r;                                                                                  \
+    }
+#else
+#define BICL_M_CR_FAST1(NAME, COMMON, DBL)                                                         \
+    BICL_FN float NAME##_fast(float x, int *ok)                                                    \
+    {                                                                                              \
+        *ok = 1;                                                                                   \
+        return NAME(x);                                                                            \
+    }
+#endif
+
 /* ------------------------------------------------------------------- exp */
 /* exp: x > 89 overflows (the threshold is 88.72283935546875), e^-104 < 2^-150
  * rounds to +0. */
@@ -712,9 +748,18 @@ BICL_FN bicl_f32x2 bicl_m_tanh_df(float yh, float yl)
  * is far below half an ulp of x (and x - x^3/3 never lands near a boundary in
  * between: x itself is a float), so x (keeps -0). tanh of a nonzero float is
  * transcendental, never a midpoint: Ziv's test always ends. */
+BICL_FN int bicl_m_tanh_common(float x)
+{
+    float ax = bicl_f32_abs(x);
+    return ((ax < 9.1f) & (ax >= 0x1p-60f)) ? 0 : 1;
+}
+
 BICL_FN int bicl_m_tanh_special(float x, float *out)
 {
     float ax = bicl_f32_abs(x);
+    if (bicl_m_tanh_common(x) <= 0) {
+        return 0;
+    }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
         return 1;
@@ -801,6 +846,7 @@ BICL_FN double bicl_m_tanh_dbl(float x)
 
 BICL_M_CR1(bicl_tanhf, bicl_m_tanh_special, bicl_m_tanh_fx, bicl_m_tanh_pair,
            BICL_M_ZIV_REL_TANH_F32, bicl_m_tanh_dbl)
+BICL_M_CR_FAST1(bicl_tanhf, bicl_m_tanh_common, bicl_m_tanh_dbl)
 
 /* ----------------------------------------------------------------- expm1 */
 /* expm1: correctly rounded, three implementations (BICL_M_CR1). |x| < 2^-25: x
@@ -895,13 +941,22 @@ BICL_FN bicl_f32x2e bicl_m_sigmoid_df(float zh, float zl)
 /* sigmoid: correctly rounded, three implementations as for exp. x > 18: 1 - e^-x
  * lies above 1 - 2^-25, the boundary below 1, so the result is 1; x < -104:
  * below 2^-150, +0. */
-BICL_FN int bicl_m_sigmoid_special(float x, float *out)
+/* The common range, in one branch-free test (false for NaN): on GPUs the instructions
+ * issued per element set the speed (docs/performance.md). Down to -86 the result is a
+ * normal float (sigmoid(-86) > e^-86 / 2 > 2^-125). */
+BICL_FN int bicl_m_sigmoid_common(float x)
 {
-    /* The common range first, in one branch-free test (false for NaN): on GPUs the
-     * instructions issued per element set the speed (docs/performance.md). Down to
-     * -86 the result is a normal float (sigmoid(-86) > e^-86 / 2 > 2^-125). */
     if ((x <= 18.0f) & (x >= -104.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
         return x >= BICL_M_SIGMOID_NORMAL_LO ? -1 : 0;
+    }
+    return 1;
+}
+
+BICL_FN int bicl_m_sigmoid_special(float x, float *out)
+{
+    int c = bicl_m_sigmoid_common(x);
+    if (c <= 0) {
+        return c;
     }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
@@ -947,6 +1002,7 @@ BICL_FN double bicl_m_sigmoid_dbl(float x)
 
 BICL_M_CR1(bicl_sigmoidf, bicl_m_sigmoid_special, bicl_m_sigmoid_fx, bicl_m_sigmoid_pair,
            BICL_M_ZIV_REL_F32, bicl_m_sigmoid_dbl)
+BICL_M_CR_FAST1(bicl_sigmoidf, bicl_m_sigmoid_common, bicl_m_sigmoid_dbl)
 
 /* x = hi * 2^k with 1 <= |hi| < 2, for finite nonzero x (denormals too). */
 BICL_FN bicl_f32x2e bicl_m_split_exp(float x)
@@ -1044,8 +1100,18 @@ BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
  * (quieted), +-0 and x >= hi give x (hi: where 1 - Phi is below half an ulp of x),
  * x <= lo gives -0 (lo: where |x| Phi(x) is below 2^-150), |x| < 2^-60 gives x/2 with
  * ties up (the x^2 term is positive and only a tie sees it). */
+/* The common range of gelu (erf) and gelu_tanh, (lo, hi) without |x| < 2^-60 (NaN
+ * excluded): 0 there, 1 elsewhere. */
+BICL_FN int bicl_m_gelu_common(float x, float hi, float lo)
+{
+    return ((x < hi) & (x > lo) & (bicl_f32_abs(x) >= 0x1p-60f)) ? 0 : 1;
+}
+
 BICL_FN int bicl_m_gelu_special(float x, float hi, float lo, float *out)
 {
+    if (bicl_m_gelu_common(x, hi, lo) <= 0) {
+        return 0;
+    }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
         return 1;
@@ -1309,9 +1375,11 @@ BICL_M_CR1(bicl_erff, bicl_m_erf_special, bicl_m_erf_fx, bicl_m_erf_pair, BICL_M
  * 2^-153: -0; also -inf); |x| < 2^-60 (x/2 + x^2/sqrt(2 pi): only a tie sees the x^2
  * term, which is positive). x/2 + c x^2 with c irrational is never a midpoint for a
  * larger x, nor is gelu of a nonzero float elsewhere. */
+#define BICL_M_GELU_ERF_HI 5.5f
+#define BICL_M_GELU_ERF_LO (-14.5f)
 BICL_FN int bicl_m_gelu_erf_special(float x, float *out)
 {
-    return bicl_m_gelu_special(x, 5.5f, -14.5f, out);
+    return bicl_m_gelu_special(x, BICL_M_GELU_ERF_HI, BICL_M_GELU_ERF_LO, out);
 }
 
 /* The integer path: z = |x| / sqrt2 from 1/sqrt2 at 64 bits below 0.75 (erf's
@@ -1444,12 +1512,21 @@ BICL_FN float bicl_m_x_sigmoid_ax(float x, float a)
  * as for exp. The cases decided without evaluation are those of
  * bicl_m_x_sigmoid_ax: +-0, |x| < 2^-60 (x/2 + x^2/4: only a tie sees x^2),
  * x > 30 (x (1 - e^-x) rounds to x) and x < -200 (below 2^-150: -0). */
-BICL_FN int bicl_m_silu_special(float x, float *out)
+/* the common range (as bicl_m_sigmoid_common); down to -80 the result is normal
+ * (|silu(-80)| > 80 e^-80 / 2 > 2^-110) */
+BICL_FN int bicl_m_silu_common(float x)
 {
-    /* the common range first (as in bicl_m_sigmoid_special); down to -80 the result is
-     * normal (|silu(-80)| > 80 e^-80 / 2 > 2^-110) */
     if ((x <= 30.0f) & (x >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-12f)) {
         return x >= BICL_M_SILU_NORMAL_LO ? -1 : 0;
+    }
+    return 1;
+}
+
+BICL_FN int bicl_m_silu_special(float x, float *out)
+{
+    int c = bicl_m_silu_common(x);
+    if (c <= 0) {
+        return c;
     }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
@@ -1503,6 +1580,7 @@ BICL_FN double bicl_m_silu_dbl(float x)
 
 BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BICL_M_ZIV_REL_F32,
            bicl_m_silu_dbl)
+BICL_M_CR_FAST1(bicl_silu, bicl_m_silu_common, bicl_m_silu_dbl)
 
 /* gelu_quick(x) = x sigmoid(a x), a = 1.702f, correctly rounded as one function
  * (the product a x is an exact pair); three implementations as for silu. The
@@ -1510,14 +1588,24 @@ BICL_M_CR1(bicl_silu, bicl_m_silu_special, bicl_m_silu_fx, bicl_m_silu_pair, BIC
  * x/2 + a x^2/4 is never an exact midpoint (a's odd 24-bit mantissa keeps the low
  * bits of a x^2), so the bounded-error paths decide there too. */
 #define BICL_M_GELU_QUICK_A 1.702f
+/* the common range (as bicl_m_sigmoid_common); where a x >= -80 the result is normal
+ * (|x| sigmoid(a x) is smallest at the ends: 47 e^-80 / 2 > 2^-111 and about |x| / 2 >=
+ * 2^-61) */
+BICL_FN int bicl_m_gelu_quick_common(float x)
+{
+    float zh = BICL_M_GELU_QUICK_A * x;
+    if ((zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
+        return zh >= BICL_M_GELU_QUICK_NORMAL_LO ? -1 : 0;
+    }
+    return 1;
+}
+
 BICL_FN int bicl_m_gelu_quick_special(float x, float *out)
 {
     float zh = BICL_M_GELU_QUICK_A * x;
-    /* the common range first (as in bicl_m_sigmoid_special); where a x >= -80 the result
-     * is normal (|x| sigmoid(a x) is smallest at the ends: 47 e^-80 / 2 > 2^-111 and about
-     * |x| / 2 >= 2^-61) */
-    if ((zh <= 30.0f) & (zh >= -200.0f) & (bicl_f32_abs(x) >= 0x1p-60f)) {
-        return zh >= BICL_M_GELU_QUICK_NORMAL_LO ? -1 : 0;
+    int c = bicl_m_gelu_quick_common(x);
+    if (c <= 0) {
+        return c;
     }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
@@ -1565,6 +1653,7 @@ BICL_FN double bicl_m_gelu_quick_dbl(float x)
 
 BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bicl_m_gelu_quick_pair,
            BICL_M_ZIV_REL_F32, bicl_m_gelu_quick_dbl)
+BICL_M_CR_FAST1(bicl_gelu_quick, bicl_m_gelu_quick_common, bicl_m_gelu_quick_dbl)
 
 /* gelu_tanh(x) = 0.5 x (1 + tanh(u)), u = c (x + d x^3) taken exactly with the
  * constants c = 0.7978845608f and d = 0.044715f, correctly rounded as one
@@ -1578,9 +1667,16 @@ BICL_M_CR1(bicl_gelu_quick, bicl_m_gelu_quick_special, bicl_m_gelu_quick_fx, bic
 #define BICL_M_GELU_TANH_C2 (2.0f * 0.7978845608f) /* exact doubling */
 #define BICL_M_GELU_TANH_D  0.044715f
 
+#define BICL_M_GELU_TANH_HI 10.0f
+#define BICL_M_GELU_TANH_LO (-11.0f)
+BICL_FN int bicl_m_gelu_tanh_common(float x)
+{
+    return bicl_m_gelu_common(x, BICL_M_GELU_TANH_HI, BICL_M_GELU_TANH_LO);
+}
+
 BICL_FN int bicl_m_gelu_tanh_special(float x, float *out)
 {
-    return bicl_m_gelu_special(x, 10.0f, -11.0f, out);
+    return bicl_m_gelu_special(x, BICL_M_GELU_TANH_HI, BICL_M_GELU_TANH_LO, out);
 }
 
 /* The integer path: z = c2 x + (c2 d) x^3 as a float zh plus a fixed-point low
@@ -1658,6 +1754,7 @@ BICL_FN double bicl_m_gelu_tanh_dbl(float x)
 
 BICL_M_CR1(bicl_gelu_tanh, bicl_m_gelu_tanh_special, bicl_m_gelu_tanh_fx, bicl_m_gelu_tanh_pair,
            BICL_M_ZIV_REL_F32, bicl_m_gelu_tanh_dbl)
+BICL_M_CR_FAST1(bicl_gelu_tanh, bicl_m_gelu_tanh_common, bicl_m_gelu_tanh_dbl)
 
 /* softcap(x, cap) = c tanh(x / c), c = |cap| (the formula is even in cap), with
  * the quotient x / c taken as the exact real number (not the float quotient),

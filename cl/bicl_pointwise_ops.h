@@ -42,6 +42,14 @@ BICL_FN float bicl_round_to_storage(float x, int dt)
     return x;
 }
 
+/* BICL_CR(f, args) in a registry EXPR (bicl_ops.def) marks a correctly rounded function
+ * that has a fast form f_fast (bicl_math_f32.h, BICL_M_CR_FAST1): a plain call f args
+ * here, f_fast in bicl_op_unary_fast below, which redefines BICL_CR_CALL_ for its own
+ * body and restores it. */
+#define BICL_UNPAREN_(...)     __VA_ARGS__
+#define BICL_CR(f, args)       BICL_CR_CALL_(f, args)
+#define BICL_CR_CALL_(f, args) f args
+
 /* Unary ops: exact or within the ulp bound of their registry row (docs/accuracy.md).
  * p0..p3: the op's parameters (bicl_ops.def's PF column), unused ones 0. The identity
  * returns x itself (no arithmetic: a signalling NaN is not quieted). */
@@ -92,6 +100,57 @@ BICL_FN float bicl_op_glu_twice(int act, float g, float u, float p0, float p1, i
         return bicl_f32_canonical_nan();
     }
 }
+
+/* The fast forms of the unary ops and of the gated units' two-rounding element, for the
+ * kernels' fix-up form (cl/unary.cl UNARY_FIX, cl/glu.cl GLU_FIX): where the op's EXPR
+ * calls a function through BICL_CR, that function's fast form, with *ok = 1 where the
+ * value is bicl_op_unary's (bicl_op_glu_twice's) and 0 where the caller must compute
+ * that itself; any other op's EXPR, with *ok = 1. */
+#undef BICL_CR_CALL_
+#define BICL_CR_CALL_(f, args) f##_fast(BICL_UNPAREN_ args, &ok_)
+#define BICL_X_UNARY_FAST_CASE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE,     \
+                               EXPR)                                                               \
+    case BICL_OP_##ID:                                                                             \
+        v = EXPR;                                                                                  \
+        break;
+BICL_FN float bicl_op_unary_fast(int op, float x, float p0, float p1, float p2, float p3, int *ok)
+{
+    int ok_ = 1;
+    float v;
+    (void)p1;
+    (void)p2;
+    (void)p3;
+    switch (op) {
+        BICL_UNARY_OPS(BICL_X_UNARY_FAST_CASE)
+    default:
+        v = x;
+    }
+    *ok = ok_;
+    return v;
+}
+
+#define BICL_X_GLU_FAST_CASE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, \
+                             ORDER)                                                                \
+    case BICL_GLU_OP_##ID:                                                                         \
+        a = EXPR;                                                                                  \
+        v = BICL_GLU_FINISH_##ORDER(a, u, round_dt);                                               \
+        break;
+BICL_FN float bicl_op_glu_twice_fast(int act, float g, float u, float p0, float p1, int round_dt,
+                                     int *ok)
+{
+    int ok_ = 1;
+    float a;
+    float v;
+    switch (act) {
+        BICL_GLU_OPS(BICL_X_GLU_FAST_CASE)
+    default:
+        v = bicl_f32_canonical_nan();
+    }
+    *ok = ok_;
+    return v;
+}
+#undef BICL_CR_CALL_
+#define BICL_CR_CALL_(f, args) f args
 
 /* Gated unit: the element of gate g and up u (bicl_ops.def's ORDER says how act(g) and u
  * combine). gpt-oss's clamped SwiGLU is one formula, rounded once. With round_dt =

@@ -25,6 +25,20 @@
 #define GLU_PAIR_ONCE(KN, ID, TI, TO)                                                              \
     BICL_ALL_2_1(glu1_##KN##_##TI##_##TO, TI, TI, TO, GLU_ELEM_ONCE, BICL_GLU_OP_##ID, GLU_XP,     \
                  GLU_XA)
+/* The fix-up form (BICL_ROWS_F_2_1) of the two-rounding kernels, a program of its own
+ * per rounding dtype RD (BICL_DT_*: the round_dt the host passes, a constant of the fast
+ * side, whose switch on it kept PoCL's work-item loop scalar: swiglu f32 3.5 GB/s
+ * against 9.9 with the constant, docs/performance.md): "GLU_FIX(swiglu, SWIGLU, f32, f32,
+ * 0)" where the profile wants it for an activation whose EXPR has a fast form
+ * (src/pointwise.c). */
+#define GLU_FAST_AT(RD, ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)                              \
+    BICL_SV_##TO(bicl_op_glu_twice_fast((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), p0, p1, (RD), okp))
+#define GLU_FAST_0(...) GLU_FAST_AT(BICL_DT_F32, __VA_ARGS__)
+#define GLU_FAST_1(...) GLU_FAST_AT(BICL_DT_F16, __VA_ARGS__)
+#define GLU_FAST_2(...) GLU_FAST_AT(BICL_DT_BF16, __VA_ARGS__)
+#define GLU_FIX(KN, ID, TI, TO, RD)                                                                \
+    BICL_ROWS_F_2_1(glu_##KN##_##TI##_##TO##_rd##RD, TI, TI, TO, GLU_FAST_##RD, GLU_ELEM,          \
+                    BICL_GLU_OP_##ID, GLU_XP, GLU_XA)
 #define GLU_PAIR_3(KN, ID, UNUSED, TI, TO)      GLU_PAIR(KN, ID, TI, TO)
 #define GLU_PAIR_ONCE_3(KN, ID, UNUSED, TI, TO) GLU_PAIR_ONCE(KN, ID, TI, TO)
 #define GLU_X_KERNELS(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER) \

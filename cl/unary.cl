@@ -28,6 +28,20 @@
 #define UNARY_PAIR(KN, ID, NP, TI, TO)                                                             \
     BICL_ALL_1_1(unary_##KN##_##TI##_##TO, TI, TO, UNARY_ELEM_##NP, BICL_OP_##ID, UNARY_XP_##NP,   \
                  UNARY_XA_##NP)
+/* The fix-up form (BICL_ROWS_F_1_1) of one op and dtype pair, a program of its own: the
+ * host appends "UNARY_FIX(silu, SILU, 0, f32, f32)" where the profile wants it for an op
+ * whose EXPR has a fast form (src/pointwise.c). */
+#define UNARY_FAST(OP, TI, TO, a, okp, p0, p1, p2, p3)                                             \
+    BICL_SV_##TO(bicl_op_unary_fast((OP), BICL_LD_##TI(a), p0, p1, p2, p3, okp))
+#define UNARY_FAST_0(OP, TI, TO, a, okp, p0)     UNARY_FAST(OP, TI, TO, a, okp, p0, 0.0f, 0.0f, 0.0f)
+#define UNARY_FAST_1(OP, TI, TO, a, okp, p0)     UNARY_FAST(OP, TI, TO, a, okp, p0, 0.0f, 0.0f, 0.0f)
+#define UNARY_FAST_2(OP, TI, TO, a, okp, p0, p1) UNARY_FAST(OP, TI, TO, a, okp, p0, p1, 0.0f, 0.0f)
+#define UNARY_FAST_4(OP, TI, TO, a, okp, p0, p1, p2, p3)                                           \
+    UNARY_FAST(OP, TI, TO, a, okp, p0, p1, p2, p3)
+#define UNARY_FIX(KN, ID, NP, TI, TO)                                                              \
+    BICL_ROWS_F_1_1(unary_##KN##_##TI##_##TO, TI, TO, UNARY_FAST_##NP, UNARY_ELEM_##NP,            \
+                    BICL_OP_##ID, UNARY_XP_##NP, UNARY_XA_##NP)
+
 #define UNARY_X_KERNELS(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)      \
     BICL_FOR_DTYPE_PAIRS_3(UNARY_PAIR, kname, ID, BICL_NP_##PF)
 

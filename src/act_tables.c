@@ -175,8 +175,8 @@ bicl_status bicl_table_launch(bicl_context *ctx, cl_command_queue queue, bicl_fa
     if (st != BICL_SUCCESS)
         return st;
     bicl_kernel_arg extra[1] = {{sizeof tab, &tab, false}}; /* a buffer */
-    st = bicl_launch_elementwise_as(ctx, BICL_VCLASS_TABLE, queue, family, instance, base, ops,
-                                    n_ops, extra, 1, n_wait, wait, done);
+    st = bicl_launch_elementwise_as(ctx, BICL_VCLASS_TABLE, queue, family, instance, NULL, base,
+                                    ops, n_ops, extra, 1, n_wait, wait, done);
     if (st == BICL_SUCCESS) /* a counter for tests, kept off the context's lock */
         atomic_fetch_add_explicit(&ctx->table_launches, 1ul, memory_order_relaxed);
     return st;

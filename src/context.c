@@ -159,6 +159,19 @@ static void resolve_f16_convert(bicl_context *ctx)
         ctx->f16_device = ctx->profile->f16_device != 0;
 }
 
+/* The computed activations' one-element form changes speed, never bits: $BICL_ACT_FORM
+ * "plain" or "fixup" (for benchmarks and tests), any other value or none the profile's. */
+static void resolve_act_form(bicl_context *ctx)
+{
+    const char *v = getenv("BICL_ACT_FORM");
+    if (v && strcmp(v, "plain") == 0)
+        ctx->act_fixup = false;
+    else if (v && strcmp(v, "fixup") == 0)
+        ctx->act_fixup = true;
+    else
+        ctx->act_fixup = ctx->profile->act_fixup != 0;
+}
+
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
                                 bicl_context **out)
 {
@@ -205,6 +218,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
     resolve_rope_form(ctx);
     resolve_f16_convert(ctx);
+    resolve_act_form(ctx);
     for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
         ctx->variants[c] = ctx->profile->variants[c];
         if (ctx->variants[c].work_group_size > ctx->info.max_work_group)

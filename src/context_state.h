@@ -29,6 +29,8 @@ struct bicl_context {
     bool rope_rows;         /* BICL_OPTION_ROPE_FORM resolved: RoPE's rows form where it applies */
     bool f16_device;        /* f16 conversions by the device's half conversions (the profile's,
                              * or $BICL_F16_CONVERT): a source define, cl/bicl_convert.h */
+    bool act_fixup;         /* computed activations with a fast form in the fix-up kernel form
+                             * (the profile's, or $BICL_ACT_FORM): src/pointwise.c */
     char fingerprint[3072]; /* holds every field at its longest: no truncation */
     unsigned caps_advertised; /* info.caps before the self-test (which proves or drops) */
     bool selftested;          /* the self-test passed: part of the fingerprint */
@@ -48,6 +50,7 @@ struct bicl_context {
      * (a lower layer) frees them without calling up into it. */
     void (*tables_free)(struct bicl_context *ctx);
     _Atomic unsigned long table_launches; /* ops that ran a table kernel (not lock-guarded) */
+    _Atomic unsigned long fixup_launches; /* ops that ran a fix-up kernel (not lock-guarded) */
 };
 
 #endif

@@ -289,12 +289,13 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done)
 {
-    return bicl_launch_elementwise_as(ctx, launch_class(ops, n_ops), q, family, instance, base, ops,
-                                      n_ops, extra, n_extra, n_wait, wait, done);
+    return bicl_launch_elementwise_as(ctx, launch_class(ops, n_ops), q, family, instance, NULL,
+                                      base, ops, n_ops, extra, n_extra, n_wait, wait, done);
 }
 
 bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
-                                       bicl_family family, const char *instance, const char *base,
+                                       bicl_family family, const char *instance,
+                                       const bicl_fix_form *fix_form, const char *base,
                                        const bicl_tensor *const *ops, int n_ops,
                                        const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                        const cl_event *wait, cl_event *done)
@@ -311,14 +312,19 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     /* Flat and rows iterations run the rows kernel (a flat one as one row); its loop-free
      * form where one element per work-item is all it does (bicl_kernel.h). */
     char name[96];
-    if (kind == SHAPE_STRIDED)
+    bool fix = false;
+    if (kind == SHAPE_STRIDED) {
         bicl_name_format(name, sizeof name, "%s_strided", base);
-    else if (vw == 1 && v.items_per_thread == 1)
-        bicl_name_format(name, sizeof name, "%s_rows_s", base);
-    else
+    } else if (vw == 1 && v.items_per_thread == 1) {
+        fix = fix_form != NULL;
+        bicl_name_format(name, sizeof name, fix ? "%s_rows_f" : "%s_rows_s",
+                         fix ? fix_form->base : base);
+    } else {
         bicl_name_format(name, sizeof name, "%s_rows_v%u", base, vw);
+    }
     bicl_kernel *k = NULL;
-    bicl_status st = bicl_kernel_acquire(ctx, family, instance, name, &k);
+    bicl_status st =
+        bicl_kernel_acquire(ctx, family, fix ? fix_form->instance : instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_args w = {k, 0, CL_SUCCESS};
@@ -326,18 +332,29 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     put_standard_args(&w, &it, kind, ops, n_ops, ipt);
     for (int e = 0; e < n_extra; ++e)
         (extra[e].scalar ? bicl_arg_scalar : bicl_arg)(&w, extra[e].size, extra[e].value);
+    size_t wg = v.work_group_size;
+    if (fix) { /* the kernel's marks need a group of a known size */
+        wg = fit_work_group(ctx, k, wg ? wg : BICL_ROWS_WORK_GROUP);
+        bicl_arg(&w, wg, NULL);
+    }
     if (w.err != CL_SUCCESS) {
         bicl_kernel_release(ctx, k);
         return bicl_fail_cl(w.err, "clSetKernelArg");
     }
     if (kind == SHAPE_ROWS)
-        st = enqueue_2d(ctx, q, k, vector_units(it.shape[1], vw, ipt), it.shape[0],
-                        v.work_group_size, n_wait, wait, done);
+        st = enqueue_2d(ctx, q, k, vector_units(it.shape[1], vw, ipt), it.shape[0], wg, n_wait,
+                        wait, done);
     else if (kind == SHAPE_FLAT)
-        st = bicl_enqueue(ctx, q, k, vector_units(it.n, vw, ipt), v.work_group_size, n_wait, wait,
-                          done);
+        st = bicl_enqueue(ctx, q, k, vector_units(it.n, vw, ipt), wg, n_wait, wait, done);
     else
-        st = bicl_enqueue(ctx, q, k, (it.n + ipt - 1) / ipt, v.work_group_size, n_wait, wait, done);
+        st = bicl_enqueue(ctx, q, k, (it.n + ipt - 1) / ipt, wg, n_wait, wait, done);
     bicl_kernel_release(ctx, k);
+    if (fix && st == BICL_SUCCESS)
+        atomic_fetch_add_explicit(&ctx->fixup_launches, 1ul, memory_order_relaxed);
     return st;
+}
+
+unsigned long bicl_fixup_launches(bicl_context *ctx)
+{
+    return atomic_load_explicit(&ctx->fixup_launches, memory_order_relaxed);
 }

@@ -69,13 +69,26 @@ bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_
                                     const bicl_tensor *const *ops, int n_ops,
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done);
+/* A fix-up form (cl/bicl_kernel.h, BICL_ROWS_F_1_1): kernel "<base>_rows_f" of program
+ * instance. */
+typedef struct bicl_fix_form {
+    const char *instance;
+    const char *base;
+} bicl_fix_form;
+
 /* The same with the variant of launch class cls (src/profile.h) instead of the class of
- * the operands' dtypes. */
+ * the operands' dtypes, and, where fix is not NULL, its fix-up kernel in place of
+ * "<base>_rows_s" (one element per work-item: the variant's vw and ipt are 1), with one
+ * more argument after the extras, a byte of local memory per work-item of the group. */
 bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
-                                       bicl_family family, const char *instance, const char *base,
+                                       bicl_family family, const char *instance,
+                                       const bicl_fix_form *fix, const char *base,
                                        const bicl_tensor *const *ops, int n_ops,
                                        const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                        const cl_event *wait, cl_event *done);
+
+/* How many launches ran a fix-up kernel (bicl_launch_elementwise_as) in ctx: tests. */
+unsigned long bicl_fixup_launches(bicl_context *ctx);
 
 /* Enqueues a prepared kernel with the context's variant geometry for `units` work
  * units (work-items before rounding to the work-group size). */

@@ -37,17 +37,23 @@ _Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
 #define ORDER_OF_UP           BICL_GLU_ORDER_UP
 #define ORDER_OF_WHOLE        BICL_GLU_ORDER_WHOLE
 /* clang-format off */
-#define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER)                         \
+/* EXPR is stringised where the row is taken apart, before BICL_CR expands */
+#define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER, EXPR)                   \
     [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, ulp,             \
-              {UNPAREN EXAMPLE}, ORDER},
+              {UNPAREN EXAMPLE}, ORDER, EXPR},
 #define UNARY_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)            \
-    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, BICL_GLU_ORDER_ACT)
+    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, BICL_GLU_ORDER_ACT, #EXPR)
 #define GLU_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)       \
-    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER_OF_##ORDER)
+    ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER_OF_##ORDER, #EXPR)
 /* clang-format on */
 
 static const bicl_op_info unary_rows[BICL_UNARY_COUNT_] = {BICL_UNARY_OPS(UNARY_ROW)};
 static const bicl_op_info glu_rows[BICL_GLU_COUNT_] = {BICL_GLU_OPS(GLU_ROW)};
+
+bool bicl_op_has_fast(const bicl_op_info *info)
+{
+    return info && strncmp(info->expr, "BICL_CR(", 8) == 0;
+}
 
 const bicl_op_info *bicl_unary_info(int op)
 {

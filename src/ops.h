@@ -37,12 +37,16 @@ typedef struct bicl_op_info {
     unsigned ulp;                      /* bound, f32 steps from correctly rounded */
     float example[BICL_OP_MAX_PARAMS]; /* the parameters tests and the harness use */
     bicl_glu_order order;              /* GLU only */
+    const char *expr;                  /* the row's EXPR, as written there */
 } bicl_op_info;
 
 /* The row of a unary op (NULL for BICL_UNARY_IDENTITY, which is a cast, and for codes
  * out of range), and of a GLU activation (NULL out of range). */
 const bicl_op_info *bicl_unary_info(int op);
 const bicl_op_info *bicl_glu_info(int act);
+/* 1 when the row's EXPR is a function with a fast form, BICL_CR(f, args)
+ * (cl/bicl_pointwise_ops.h): the op can run in the fix-up kernel form. */
+bool bicl_op_has_fast(const bicl_op_info *info);
 /* The unary row called `name`, or NULL; the same for GLU. */
 const bicl_op_info *bicl_unary_find(const char *name);
 const bicl_op_info *bicl_glu_find(const char *name);

@@ -99,8 +99,16 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     const bicl_dtype d[2] = {x->dtype, y->dtype};
     bicl_vclass cls =
         info->table ? bicl_vclass_of_act(d, 1, d + 1, 1) : bicl_vclass_of(d, 1, d + 1, 1);
-    return bicl_launch_elementwise_as(ctx, cls, queue, BICL_FAMILY_UNARY, instance, base, ops, 2,
-                                      extra, n_extra, n_wait, wait, done);
+    /* an op with a fast form in the fix-up kernel form where the profile wants it */
+    char fix_instance[BICL_INSTANCE_MAX];
+    bicl_fix_form fix = {fix_instance, base};
+    bool fixup = ctx->act_fixup && bicl_op_has_fast(info);
+    if (fixup)
+        bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
+                         info->kname, info->id, info->n_params, ti, to);
+    return bicl_launch_elementwise_as(ctx, cls, queue, BICL_FAMILY_UNARY, instance,
+                                      fixup ? &fix : NULL, base, ops, 2, extra, n_extra, n_wait,
+                                      wait, done);
 }
 
 /* ------------------------------------------------------------------ glu */
@@ -166,8 +174,20 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
                                 BICL_SCALAR_ARG(round_dt)};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_GLU, instance, base, ops, 3, extra, 3,
-                                   n_wait, wait, done);
+    /* the two-rounding modes of an activation with a fast form in the fix-up kernel form
+     * where the profile wants it (the single-rounding one has none) */
+    char fix_instance[BICL_INSTANCE_MAX], fix_base[64];
+    bicl_fix_form fix = {fix_instance, fix_base};
+    bool fixup = ctx->act_fixup && !once && bicl_op_has_fast(info);
+    if (fixup) { /* a program per rounding dtype, a constant there (cl/glu.cl) */
+        bicl_name_format(fix_instance, sizeof fix_instance, "GLU_FIX(%s, %s, %s, %s, %d)",
+                         info->kname, info->id, ti, to, (int)round_dt);
+        bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
+    }
+    const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
+    return bicl_launch_elementwise_as(ctx, bicl_vclass_of(d, 2, d + 2, 1), queue, BICL_FAMILY_GLU,
+                                      instance, fixup ? &fix : NULL, base, ops, 3, extra, 3, n_wait,
+                                      wait, done);
 }
 
 bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,

@@ -53,6 +53,9 @@ typedef struct bicl_profile {
     int rope_form;  /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
     int f16_device; /* f16 conversions: 0 integer bit work, 1 the device's half conversions
                      * (cl/bicl_convert.h: the same bits, with bicl's NaN rule) */
+    int act_fixup;  /* a computed activation with a fast form, one element per work-item:
+                     * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
+                     * cl/bicl_kernel.h: the same bits) */
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);

@@ -1079,6 +1079,146 @@ static void act_tables_first_use_from_threads(void **state)
 
 /* ------------------------------------------------------------- bad input */
 
+/* ------------------------------------------------------- the fix-up form */
+/* A context like env's with $BICL_ACT_FORM = form ("fixup" or "plain") and the lookup
+ * tables off, so that 16-bit inputs are computed too. */
+static test_env env_with_act_form(const test_env *env, const char *form)
+{
+    bicl_options *o = NULL;
+    assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
+    assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, "off"), BICL_SUCCESS);
+    test_env e = {NULL, env->queue};
+    assert_int_equal(setenv("BICL_ACT_FORM", form, 1), 0);
+    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &e.ctx);
+    unsetenv("BICL_ACT_FORM");
+    assert_int_equal(st, BICL_SUCCESS);
+    bicl_options_free(o);
+    return e;
+}
+
+/* Inputs that the fast forms decline as well as accept, interleaved so that every group
+ * of work-items holds both: random bit patterns (NaNs, infinities, zeros, denormals,
+ * huge and tiny values), values in [-12, 12) (the common ranges), the ends of the common
+ * ranges (cl/bicl_math_f32.h: 2^-60, 2^-12, 9.1, 10, -11, 18, 30, -80, -86, -104, -200)
+ * and values in [-250, 40) (results that leave the normal range below -80). A 16-bit
+ * input takes the f32 pattern's high half, rounded down: bf16 keeps the ranges, f16's
+ * patterns are random bits. */
+static void fill_declines(bicl_dtype dt, void *p, size_t n, uint64_t seed)
+{
+    static const float edges[] = {
+        0x1p-60f, 0x1p-61f, 0x1p-12f, 0x1p-13f, 9.1f,   9.09f,  10.0f,   9.99f,    -11.0f,
+        -10.99f,  18.0f,    18.01f,   30.0f,    30.01f, -80.0f, -80.01f, -86.0f,   -86.01f,
+        -104.0f,  -104.01f, -200.0f,  -200.01f, 0.0f,   -0.0f,  1.0f,    0x1p-149f};
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t r = (uint32_t)test_rand(&s);
+        float u = (float)(r >> 8) * 0x1p-24f, f;
+        switch (i % 4) {
+        case 0:
+            memcpy(&f, &r, 4);
+            break;
+        case 1:
+            f = u * 24.0f - 12.0f;
+            break;
+        case 2:
+            f = edges[(i / 4) % (sizeof edges / sizeof edges[0])] * ((r & 1) ? -1.0f : 1.0f);
+            break;
+        default:
+            f = u * 290.0f - 250.0f;
+        }
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        if (dt == BICL_F32)
+            memcpy((char *)p + i * 4, &b, 4);
+        else
+            ((uint16_t *)p)[i] = (uint16_t)(b >> 16);
+    }
+}
+
+/* case c with y and its one input of y's dtype (x, or up for a gated unit) in one buffer
+ * of n elements, which comes back in got */
+static void run_in_place(test_env *e, const op_case *c, void *const *in, size_t n, void *got)
+{
+    int a = c->n_in - 1; /* the operand y replaces */
+    size_t shape[1] = {n};
+    test_buf b[2];
+    bicl_tensor t[2];
+    for (int i = 0; i < c->n_in; ++i) {
+        b[i] = test_buf_new(e, bicl_dtype_size(c->in[i]), n, in[i]);
+        t[i] = test_view(&b[i], c->in[i], 0, 1, shape);
+    }
+    bicl_status st = run_device(e, c, t, &t[a]);
+    if (st != BICL_SUCCESS)
+        fail_msg("%s in place: %s: %s", c->name, bicl_status_string(st), bicl_last_error(NULL));
+    test_buf_read(e, &b[a], got);
+    for (int i = 0; i < c->n_in; ++i)
+        test_buf_free(&b[i]);
+}
+
+/* The fix-up kernel form (cl/bicl_kernel.h, BICL_ROWS_F_1_1 / _2_1) and the plain one
+ * give the reference's bits for every op with a fast form, f32 and bf16, on inputs it
+ * declines and accepts side by side: flat with offsets and a partial last group, rows
+ * with a pitch, two work-group sizes, in place. The fix-up context must have launched
+ * fix-up kernels and the plain one none, so the comparison is between the two forms. */
+static void fixup_and_plain_forms_give_the_same_bits(void **state)
+{
+    test_env *env = *state;
+    static op_case cs[600];
+    size_t nc = all_cases(cs, 600);
+    static const char *forms[2] = {"fixup", "plain"};
+    test_env e[2] = {env_with_act_form(env, forms[0]), env_with_act_form(env, forms[1])};
+    size_t tested = 0;
+    for (size_t i = 0; i < nc; ++i) {
+        const op_case *c = &cs[i];
+        const bicl_op_info *info = c->kind == K_UNARY ? bicl_unary_info(c->code)
+                                   : c->kind == K_GLU ? bicl_glu_info(c->code)
+                                                      : NULL;
+        bool same = c->in[0] == c->out[0] && c->in[c->n_in - 1] == c->out[0];
+        if (!bicl_op_has_fast(info) || !same || c->in[0] == BICL_F16 ||
+            (c->kind == K_GLU && c->flag == BICL_GLU_ROUND_ONCE))
+            continue;
+        ++tested;
+        void *in[2];
+        for (int k = 0; k < c->n_in; ++k) {
+            in[k] = malloc(4099 * bicl_dtype_size(c->in[k]));
+            assert_non_null(in[k]);
+            fill_declines(c->in[k], in[k], 4099, 300 + i * 7 + (size_t)k);
+        }
+        size_t es = bicl_dtype_size(c->out[0]);
+        void *ref = malloc(4099 * es), *got = malloc(4099 * es);
+        assert_non_null(ref);
+        assert_non_null(got);
+        run_reference(c, in, &ref, 4099);
+        for (int f = 0; f < 2; ++f) {
+            for (int g = 0; g < 2; ++g) {
+                bicl_variant var = {1, 1, g ? 64 : 0};
+                assert_int_equal(bicl_context_set_variant(e[f].ctx, &var), BICL_SUCCESS);
+                char what[64];
+                snprintf(what, sizeof what, "%s form, variant 1/1/%d", forms[f], g ? 64 : 0);
+                check_case(&e[f], c, in, 4099, (size_t)(g * 3), what);
+                check_case_rows(&e[f], c, in, 13, 37, 43, 5, what);
+            }
+            assert_int_equal(bicl_context_set_variant(e[f].ctx, NULL), BICL_SUCCESS);
+            run_in_place(&e[f], c, in, 4099, got);
+            char what[128];
+            snprintf(what, sizeof what, "%.96s in place, %s form", c->name, forms[f]);
+            test_assert_bits_equal(got, ref, 4099, es, what);
+        }
+        free(ref);
+        free(got);
+        for (int k = 0; k < c->n_in; ++k)
+            free(in[k]);
+    }
+    /* silu, sigmoid, tanh, gelu_tanh, gelu_quick; swiglu, geglu_tanh, mul_and_silu in
+     * two rounding modes each; f32 and bf16 */
+    assert_true(tested >= 2 * (5 + 3 * 2));
+    assert_true(bicl_fixup_launches(e[0].ctx) > 0);
+    assert_int_equal(bicl_fixup_launches(e[1].ctx), 0);
+    for (int f = 0; f < 2; ++f)
+        bicl_context_free(e[f].ctx);
+}
+
 static void bad_inputs_write_nothing(void **state)
 {
     test_env *env = *state;
@@ -1205,6 +1345,7 @@ int main(void)
         cmocka_unit_test(act_table_option_and_path),
         cmocka_unit_test(act_tables_equal_compute_on_every_input),
         cmocka_unit_test(act_tables_first_use_from_threads),
+        cmocka_unit_test(fixup_and_plain_forms_give_the_same_bits),
     };
     const char *filter = getenv("BICL_TEST_FILTER"); /* e.g. "act_table*" */
     if (filter && *filter)

@@ -2,7 +2,8 @@
  * rounded functions give the same bits (the float-pair and integer paths
  * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh,
  * erff, gelu_erf (CR_FNS), softcap, and the gated units rounded once: swiglu_oss, swiglu1,
- * geglu_tanh1), and that every other
+ * geglu_tanh1; the kernels' fast forms of sigmoidf, silu, gelu_quick, tanhf and gelu_tanh
+ * where they accept (FAST_FNS)), and that every other
  * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
  * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
  * <build>/math_baseline/bicl_math_f32_v1.h); times them.
@@ -38,7 +39,10 @@
  *   --threads T    worker threads (default 2).
  *
  * Every run also checks the normal ranges of sigmoid, silu and gelu_quick (where their
- * double path skips Ziv's exponent check): check_normal_ranges.
+ * double path skips Ziv's exponent check): check_normal_ranges; and that the fast forms
+ * accept nearly all of three binades of their common ranges (check_fast_accepts) and
+ * agree with the double path on every input of the binade where their results leave the
+ * normal range (check_fast_tails).
  *
  * Exit status 0 only when no mismatch was found. Build: the bicl-math-identity
  * CMake target, with the library's FP flags (-ffp-contract=off, no fast-math),
@@ -74,8 +78,21 @@ typedef struct {
 #define CR_CHECKS(N)                                                                               \
     {#N " pair=dbl", bicl_##N##_pair, bicl_##N##_dbl, 0},                                          \
         {#N " int=dbl", bicl_##N##_int, bicl_##N##_dbl, 1},
+/* The kernels' fast forms (BICL_M_CR_FAST1; cl/bicl_kernel.h's fix-up form), by the
+ * NAME of bicl_NAME_fast: where one accepts (ok), its value must be the double path's;
+ * fast_or_NAME is that value, or the double path's where it declines. */
+#define FAST_FNS(X) X(sigmoidf) X(silu) X(gelu_quick) X(tanhf) X(gelu_tanh)
+#define FAST_OR(N)                                                                                 \
+    static float fast_or_##N(float x)                                                              \
+    {                                                                                              \
+        int ok;                                                                                    \
+        float r = bicl_##N##_fast(x, &ok);                                                         \
+        return ok ? r : bicl_##N##_dbl(x);                                                         \
+    }
+FAST_FNS(FAST_OR)
+#define FAST_CHECKS(N) {#N " fast=dbl", fast_or_##N, bicl_##N##_dbl, 0},
 static const pair1 k_fns1[] = {
-    CR_FNS(CR_CHECKS){"relu", bicl_relu, bicl_v1_relu, 0},
+    CR_FNS(CR_CHECKS) FAST_FNS(FAST_CHECKS){"relu", bicl_relu, bicl_v1_relu, 0},
     {"relu2", bicl_relu2, bicl_v1_relu2, 0},
 };
 #define N_FNS1 ((int)(sizeof k_fns1 / sizeof k_fns1[0]))
@@ -478,6 +495,83 @@ static uint64_t check_normal_ranges(void)
     return bad;
 }
 
+/* The fast forms must accept (ok) nearly every x of their common ranges, or the fix-up
+ * kernels would compute most elements twice: of the f32 in [1, 2), (-8, -4] and [4, 8) (a
+ * binade each, counted up from the bits of 1, -4 and 4) at most one in 2^16 may be
+ * declined (Ziv's test declines about one in 2^22). */
+typedef float (*fast_fn)(float, int *);
+static uint64_t check_fast_accepts(void)
+{
+    static const struct {
+        const char *name;
+        fast_fn fn;
+    } k[] = {
+#define FAST_ROW(N) {#N, bicl_##N##_fast},
+        FAST_FNS(FAST_ROW)
+#undef FAST_ROW
+    };
+    static const float lo[] = {1.0f, -4.0f, 4.0f};
+    uint64_t bad = 0;
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+        uint64_t declined = 0;
+        uint64_t total = 0;
+        size_t r;
+        for (r = 0; r < sizeof lo / sizeof lo[0]; r++) {
+            uint32_t b0 = bicl_f32_as_u32(lo[r]);
+            uint32_t b;
+            for (b = b0; b < b0 + 0x800000u; b++) { /* one binade */
+                int ok;
+                (void)k[i].fn(bicl_u32_as_f32(b), &ok);
+                declined += ok == 0;
+                total++;
+            }
+        }
+        if (declined * 65536u > total) {
+            fprintf(stderr, "%s_fast declines %" PRIu64 " of %" PRIu64 " common inputs\n",
+                    k[i].name, declined, total);
+            bad++;
+        }
+    }
+    fprintf(stderr, "fast forms' acceptance: %" PRIu64 " problems\n", bad);
+    return bad;
+}
+
+/* Where the fast forms' results leave the normal range, Ziv's normal-case test alone would
+ * misjudge: every f32 of the binade whose results become denormal (bits counted up from
+ * lo: (-128, -64] for sigmoid and silu, (-64, -32] for gelu_quick, (-16, -8] for
+ * gelu_tanh; tanh's results are normal) against the double path. */
+static uint64_t check_fast_tails(void)
+{
+    static const struct {
+        const char *name;
+        fn1 fast_or;
+        fn1 dbl;
+        float lo;
+    } k[] = {{"sigmoidf", fast_or_sigmoidf, bicl_sigmoidf_dbl, -64.0f},
+             {"silu", fast_or_silu, bicl_silu_dbl, -64.0f},
+             {"gelu_quick", fast_or_gelu_quick, bicl_gelu_quick_dbl, -32.0f},
+             {"gelu_tanh", fast_or_gelu_tanh, bicl_gelu_tanh_dbl, -8.0f}};
+    uint64_t bad = 0;
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+        uint32_t b0 = bicl_f32_as_u32(k[i].lo);
+        uint32_t b;
+        for (b = b0; b < b0 + 0x800000u; b++) {
+            float x = bicl_u32_as_f32(b);
+            uint32_t got = bicl_f32_as_u32(k[i].fast_or(x));
+            uint32_t want = bicl_f32_as_u32(k[i].dbl(x));
+            if (got != want && bad++ < MAX_SHOW) {
+                fprintf(stderr, "MISMATCH %s fast(%a) = 0x%08" PRIx32 ", dbl 0x%08" PRIx32 "\n",
+                        k[i].name, (double)x, got, want);
+            }
+        }
+    }
+    fprintf(stderr, "fast forms where results leave the normal range: %" PRIu64 " mismatches\n",
+            bad);
+    return bad;
+}
+
 static void bench(void)
 {
     uint64_t s = 42;
@@ -589,6 +683,8 @@ int main(int argc, char **argv)
     nr = exhaustive ? (1ull << 28) : sample / 4;
 
     total_mis += check_normal_ranges();
+    total_mis += check_fast_accepts();
+    total_mis += check_fast_tails();
     /* 1. one-argument functions */
     fprintf(stderr, "one-argument functions: %s %" PRIu64 " inputs\n",
             exhaustive ? "all" : "random", n1);

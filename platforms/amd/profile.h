@@ -2,4 +2,4 @@
  * an AMD rig reports (platforms/amd/rig.sh); computed f32 activations (the last class)
  * keep class 32's choice. */
 BICL_PROFILE("amd", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (8, 4, 256), (8, 4, 256),
-             (4, 4, 256), (4, 4, 256), 0, 0)
+             (4, 4, 256), (4, 4, 256), 0, 0, 0)

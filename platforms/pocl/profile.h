@@ -23,5 +23,5 @@
  * docs/performance.md, 2026-12-04). f16 conversions by integer bit work (the last field):
  * PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against 4.9-9.4 in
  * the same runs; 2026-12-05). */
-BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (4, 4, 0),
-             (4, 4, 0), 1, 0)
+BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
+             (4, 4, 0), 1, 0, 1)
