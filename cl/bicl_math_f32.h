@@ -98,6 +98,11 @@
  * tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
  * function, samples and edge pairs for softcap and swiglu_oss.
  *
+ * Fast forms (BICL_M_CR_FAST1): sigmoidf, silu, gelu_quick, tanhf and gelu_tanh also
+ * have NAME_fast(x, &ok), their double path's common case without a branch, which
+ * accepts (ok) exactly where that path returns by Ziv's normal-case test, with the same
+ * value; the kernels' fix-up form (cl/bicl_kernel.h) computes the rest with NAME.
+ *
  * Naming: bicl_df_* and bicl_m_* are internal helpers (float pairs, range
  * reduction); only the functions listed above are meant to be called. */
 #ifndef BICL_MATH_F32_H
@@ -1096,10 +1101,6 @@ BICL_FN bicl_f32x2e bicl_m_x_times_df(float x, bicl_f32x2e s)
     return out;
 }
 
-/* The special cases of the gelu family, x Phi(x) with Phi rising from 0 to 1: NaN
- * (quieted), +-0 and x >= hi give x (hi: where 1 - Phi is below half an ulp of x),
- * x <= lo gives -0 (lo: where |x| Phi(x) is below 2^-150), |x| < 2^-60 gives x/2 with
- * ties up (the x^2 term is positive and only a tie sees it). */
 /* The common range of gelu (erf) and gelu_tanh, (lo, hi) without |x| < 2^-60 (NaN
  * excluded): 0 there, 1 elsewhere. */
 BICL_FN int bicl_m_gelu_common(float x, float hi, float lo)
@@ -1107,6 +1108,10 @@ BICL_FN int bicl_m_gelu_common(float x, float hi, float lo)
     return ((x < hi) & (x > lo) & (bicl_f32_abs(x) >= 0x1p-60f)) ? 0 : 1;
 }
 
+/* The special cases of the gelu family, x Phi(x) with Phi rising from 0 to 1: NaN
+ * (quieted), +-0 and x >= hi give x (hi: where 1 - Phi is below half an ulp of x),
+ * x <= lo gives -0 (lo: where |x| Phi(x) is below 2^-150), |x| < 2^-60 gives x/2 with
+ * ties up (the x^2 term is positive and only a tie sees it). */
 BICL_FN int bicl_m_gelu_special(float x, float hi, float lo, float *out)
 {
     if (bicl_m_gelu_common(x, hi, lo) <= 0) {

@@ -312,19 +312,20 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     /* Flat and rows iterations run the rows kernel (a flat one as one row); its loop-free
      * form where one element per work-item is all it does (bicl_kernel.h). */
     char name[96];
-    bool fix = false;
+    const bicl_fix_form *fix = NULL; /* fix_form, where it replaces _rows_s */
     if (kind == SHAPE_STRIDED) {
         bicl_name_format(name, sizeof name, "%s_strided", base);
     } else if (vw == 1 && v.items_per_thread == 1) {
-        fix = fix_form != NULL;
-        bicl_name_format(name, sizeof name, fix ? "%s_rows_f" : "%s_rows_s",
-                         fix ? fix_form->base : base);
+        fix = fix_form;
+        if (fix)
+            bicl_name_format(name, sizeof name, "%s_rows_f", fix->base);
+        else
+            bicl_name_format(name, sizeof name, "%s_rows_s", base);
     } else {
         bicl_name_format(name, sizeof name, "%s_rows_v%u", base, vw);
     }
     bicl_kernel *k = NULL;
-    bicl_status st =
-        bicl_kernel_acquire(ctx, family, fix ? fix_form->instance : instance, name, &k);
+    bicl_status st = bicl_kernel_acquire(ctx, family, fix ? fix->instance : instance, name, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_args w = {k, 0, CL_SUCCESS};
