@@ -98,10 +98,11 @@
  * tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
  * function, samples and edge pairs for softcap and swiglu_oss.
  *
- * Fast forms (BICL_M_CR_FAST1): sigmoidf, silu, gelu_quick, tanhf and gelu_tanh also
- * have NAME_fast(x, &ok), their double path's common case without a branch, which
- * accepts (ok) exactly where that path returns by Ziv's normal-case test, with the same
- * value; the kernels' fix-up form (cl/bicl_kernel.h) computes the rest with NAME.
+ * Fast forms (BICL_M_CR_FAST1, _FAST2): sigmoidf, silu, gelu_quick, tanhf and gelu_tanh
+ * also have NAME_fast(x, &ok), softcap NAME_fast(x, cap, &ok): their double path's common
+ * case without a branch, which accepts (ok) exactly where that path returns by Ziv's
+ * normal-case test, with the same value; the kernels' fix-up form (cl/bicl_kernel.h)
+ * computes the rest with NAME.
  *
  * Naming: bicl_df_* and bicl_m_* are internal helpers (float pairs, range
  * reduction); only the functions listed above are meant to be called. */
@@ -658,12 +659,30 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
         *ok = (c <= 0) & ((c < 0) | bicl_m_f64_float_normal(y)) & pass;                            \
         return r;                                                                                  \
     }
+/* The same for a function of x and one parameter p (softcap's cap): DBL is evaluated at
+ * (1, 1) outside the range (softcap's common range holds it). */
+#define BICL_M_CR_FAST2(NAME, COMMON, DBL)                                                         \
+    BICL_FN float NAME##_fast(float x, float p, int *ok)                                           \
+    {                                                                                              \
+        int c = COMMON(x, p);                                                                      \
+        float r;                                                                                   \
+        double y = DBL(c <= 0 ? x : 1.0f, c <= 0 ? p : 1.0f);                                      \
+        int pass = bicl_m_round_test_normal_d(y, &r);                                              \
+        *ok = (c <= 0) & ((c < 0) | bicl_m_f64_float_normal(y)) & pass;                            \
+        return r;                                                                                  \
+    }
 #else
 #define BICL_M_CR_FAST1(NAME, COMMON, DBL)                                                         \
     BICL_FN float NAME##_fast(float x, int *ok)                                                    \
     {                                                                                              \
         *ok = 1;                                                                                   \
         return NAME(x);                                                                            \
+    }
+#define BICL_M_CR_FAST2(NAME, COMMON, DBL)                                                         \
+    BICL_FN float NAME##_fast(float x, float p, int *ok)                                           \
+    {                                                                                              \
+        *ok = 1;                                                                                   \
+        return NAME(x, p);                                                                         \
     }
 #endif
 
@@ -1771,10 +1790,25 @@ BICL_M_CR_FAST1(bicl_gelu_tanh, bicl_m_gelu_tanh_common, bicl_m_gelu_tanh_dbl)
  * also x = +-inf and an overflowing quotient); yh < 2^-13 (c tanh(y) = x (1 - d),
  * 0 < d < y^2/3 < 2^-27.5: rounds to x; also an underflowing quotient). tanh of
  * a nonzero rational is transcendental: never a midpoint. */
+/* softcap's common range: 2^-13 <= |x| / |cap| < 9.1 (the float quotient, as below),
+ * which excludes every other case below (a NaN, a zero or infinite cap, x = 0). |cap| as
+ * a select, not a second bit mask: PoCL's SLP pass packed the two masks and the quotient
+ * into a <2 x float> vector, which kept its work-item loop scalar (softcap f32 1.7 GB/s
+ * against 6.7, docs/performance.md); for cap = -0 the quotient's sign differs, and it
+ * lies outside the range either way. */
+BICL_FN int bicl_m_softcap_common(float x, float cap)
+{
+    float yh = bicl_f32_abs(x) / (cap < 0.0f ? -cap : cap);
+    return ((yh < 9.1f) & (yh >= 0x1p-13f)) ? 0 : 1;
+}
+
 BICL_FN int bicl_m_softcap_special(float x, float cap, float *out)
 {
     float c = bicl_f32_abs(cap);
     float yh;
+    if (bicl_m_softcap_common(x, cap) <= 0) {
+        return 0;
+    }
     if (bicl_f32_is_nan(x)) {
         *out = bicl_f32_quiet(x);
         return 1;
@@ -1860,6 +1894,7 @@ BICL_FN double bicl_m_softcap_dbl(float x, float cap)
 BICL_M_CR(bicl_softcap, (float x, float cap), (x, cap), bicl_m_softcap_special(x, cap, &r),
           bicl_m_softcap_fx(x, cap), bicl_m_softcap_pair(x, cap), BICL_M_ZIV_REL_SOFTCAP_F32,
           bicl_m_softcap_dbl(x, cap))
+BICL_M_CR_FAST2(bicl_softcap, bicl_m_softcap_common, bicl_m_softcap_dbl)
 
 /* bicl_swiglu_oss (correctly rounded since math version 6) and the gated units rounded
  * once: bicl_math_glu_f32.h. */

@@ -256,6 +256,7 @@ static const op_spec ops[] = {
     {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
     {"sigmoid", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SIGMOID},
     {"tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_TANH},
+    {"softcap", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SOFTCAP}, /* cap 30: Gemma's logits */
     {"silu", BICL_BF16, BICL_BF16, OP_UNARY, BICL_UNARY_SILU},
     {"silu", BICL_F16, BICL_F16, OP_UNARY, BICL_UNARY_SILU},
     {"gelu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU},

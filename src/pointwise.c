@@ -94,15 +94,15 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
                                                  BICL_SCALAR_ARG(p[2]), BICL_SCALAR_ARG(p[3])};
     int n_extra = info->n_params > 1 ? info->n_params : 1;
-    /* a costly op (its row's table column) computed from a 32-bit input is bound by
-     * arithmetic: its own launch class (src/profile.h) */
-    const bicl_dtype d[2] = {x->dtype, y->dtype};
-    bicl_vclass cls =
-        info->table ? bicl_vclass_of_act(d, 1, d + 1, 1) : bicl_vclass_of(d, 1, d + 1, 1);
     /* an op with a fast form in the fix-up kernel form where the profile wants it */
     char fix_instance[BICL_INSTANCE_MAX];
     bicl_fix_form fix = {fix_instance, base};
     bool fixup = ctx->act_fixup && bicl_op_has_fast(info);
+    /* a costly op (its row's table column, or one in the fix-up form: softcap) computed
+     * from a 32-bit input is bound by arithmetic: its own launch class (src/profile.h) */
+    const bicl_dtype d[2] = {x->dtype, y->dtype};
+    bicl_vclass cls =
+        info->table || fixup ? bicl_vclass_of_act(d, 1, d + 1, 1) : bicl_vclass_of(d, 1, d + 1, 1);
     if (fixup)
         bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
                          info->kname, info->id, info->n_params, ti, to);

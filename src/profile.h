@@ -33,7 +33,9 @@
  *                       dtype class: on the H200 swiglu f32 ran fastest 4-wide
  *                       (docs/performance.md). Ops with parameters (softcap, xielu)
  *                       have no table and so keep class 32 too, softcap's tanh
- *                       included: not measured in this class */
+ *                       included: not measured in this class; except softcap where the
+ *                       profile runs it in the fix-up form (src/pointwise.c: PoCL's
+ *                       class 32 is 4-wide, its fix-up form one element per item) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,

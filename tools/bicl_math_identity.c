@@ -3,7 +3,7 @@
  * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh,
  * erff, gelu_erf (CR_FNS), softcap, and the gated units rounded once: swiglu_oss, swiglu1,
  * geglu_tanh1; the kernels' fast forms of sigmoidf, silu, gelu_quick, tanhf and gelu_tanh
- * where they accept (FAST_FNS)), and that every other
+ * (FAST_FNS) and of softcap where they accept), and that every other
  * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
  * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
  * <build>/math_baseline/bicl_math_f32_v1.h); times them.
@@ -241,6 +241,7 @@ static const uint32_t k_edges[] = {
  * swiglu_oss, swiglu1, geglu_tanh1; math version 6) against its double one. */
 typedef enum {
     FAM_SOFTCAP,
+    FAM_SOFTCAP_FAST,
     FAM_SOFTCAP_INT,
     FAM_SWIGLU_GATE,
     FAM_SWIGLU_UP,
@@ -296,6 +297,13 @@ static void check2(const job2 *j, uint32_t b, uint32_t c)
         a = bicl_f32_as_u32(bicl_softcap_pair(x, y));
         o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
         break;
+    case FAM_SOFTCAP_FAST: { /* the fast form where it accepts, else the double path */
+        int ok;
+        float r = bicl_softcap_fast(x, y, &ok);
+        a = bicl_f32_as_u32(ok ? r : bicl_softcap_dbl(x, y));
+        o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
+        break;
+    }
     case FAM_SOFTCAP_INT:
         a = bicl_f32_as_u32(bicl_softcap_int(x, y));
         o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
@@ -323,6 +331,7 @@ static void *run2(void *arg)
         uint32_t v = j->random ? (uint32_t)splitmix(&s) : (uint32_t)i;
         switch (j->fam) {
         case FAM_SOFTCAP:
+        case FAM_SOFTCAP_FAST:
         case FAM_SOFTCAP_INT:
         case FAM_SWIGLU_UP: /* fixed second operand: x or gate swept */
             check2(j, v, fixed);
@@ -500,6 +509,11 @@ static uint64_t check_normal_ranges(void)
  * binade each, counted up from the bits of 1, -4 and 4) at most one in 2^16 may be
  * declined (Ziv's test declines about one in 2^22). */
 typedef float (*fast_fn)(float, int *);
+static float softcap30_fast(float x, int *ok)
+{
+    return bicl_softcap_fast(x, 30.0f, ok);
+}
+
 static uint64_t check_fast_accepts(void)
 {
     static const struct {
@@ -509,7 +523,7 @@ static uint64_t check_fast_accepts(void)
 #define FAST_ROW(N) {#N, bicl_##N##_fast},
         FAST_FNS(FAST_ROW)
 #undef FAST_ROW
-    };
+            {"softcap (cap 30): softcap", softcap30_fast}};
     static const float lo[] = {1.0f, -4.0f, 4.0f};
     uint64_t bad = 0;
     size_t i;
@@ -627,6 +641,7 @@ int main(int argc, char **argv)
     double t0 = now_s();
     tally t_softcap = {0, 0, 0};
     tally t_softcap_int = {0, 0, 0};
+    tally t_softcap_fast = {0, 0, 0};
     tally t_swiglu[3][2] = {{{0, 0, 0}}};
     /* caps: the models' 30 and 50, small and large, the denormal and
      * overflow edges, negative, zero, inf and NaN */
@@ -722,14 +737,19 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
 
-    if (name_selected("softcap")) {
+    {
         /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
-         * for every cap, and every edge pair */
-        static const family fams[] = {FAM_SOFTCAP, FAM_SOFTCAP_INT};
-        static const char *const names[] = {"softcap pair=dbl", "softcap int=dbl"};
+         * for every cap, and every edge pair; the float-pair path, the kernels' fast form
+         * where it accepts (BICL_M_CR_FAST2) and (--fallback) the integer path */
+        static const family fams[] = {FAM_SOFTCAP, FAM_SOFTCAP_FAST, FAM_SOFTCAP_INT};
+        static const char *const names[] = {"softcap pair=dbl", "softcap fast=dbl",
+                                            "softcap int=dbl"};
+        tally *tallies[] = {&t_softcap, &t_softcap_fast, &t_softcap_int};
         int f;
-        for (f = 0; f < (g_fallback ? 2 : 1); f++) {
-            tally *t = f == 0 ? &t_softcap : &t_softcap_int;
+        for (f = 0; f < (g_fallback ? 3 : 2); f++) {
+            tally *t = tallies[f];
+            if (!name_selected(names[f]))
+                continue;
             sweep_fixed(fams[f], names[f], t, caps_all, (int)(sizeof caps_all / sizeof caps_all[0]),
                         0.0f, 0.0f, exhaustive, 1ull << 24, n2, 0xca9ull, threads);
             check_edge_pairs(fams[f], names[f], t, 0.0f, 0.0f);
