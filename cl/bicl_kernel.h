@@ -189,8 +189,14 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
  * value where it accepts, ELEM's elsewhere. A declined element is not stored before the
  * second side reads its inputs: an input may be y (in place). The group's row is its
  * group id in dim 1 (local size 1 there); a work-item past the row marks nothing.
- * BICL_FIX_MARK(ok) ends the first side; BICL_FIX_REDO(n, j, STMT) is the second, with
- * STMT storing element g0 + j of the group's row (g0 and row are in scope). */
+ * BICL_FIX_BEGIN(TO) declares the first side's r, t, ok and v (ipt unused);
+ * BICL_FIX_MARK(ok) ends it; BICL_FIX_REDO(n, j, STMT) is the second, with STMT storing
+ * element g0 + j of the group's row (g0 and row are in scope). */
+#define BICL_FIX_BEGIN(TO)                                                                         \
+    ulong r = get_global_id(1), t = get_global_id(0);                                              \
+    int ok = 1;                                                                                    \
+    BICL_ST_##TO v;                                                                                \
+    (void)ipt
 #define BICL_FIX_MARK(ok)                                                                          \
     redo[get_local_id(0)] = (uchar)((ok) == 0);                                                    \
     barrier(CLK_LOCAL_MEM_FENCE)
@@ -213,10 +219,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
                               global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP(),  \
                               local uchar *redo)                                                   \
     {                                                                                              \
-        ulong r = get_global_id(1), t = get_global_id(0);                                          \
-        int ok = 1;                                                                                \
-        BICL_ST_##TO v;                                                                            \
-        (void)ipt;                                                                                 \
+        BICL_FIX_BEGIN(TO);                                                                        \
         BICL_ROWS_S_GUARDED(t, n, v = BICL_CALL(FAST, (E, TI, TO, x[xo + r * xr + t], &ok XA()));  \
                             if (ok) y[yo + r * yr + t] = v)                                        \
         BICL_FIX_MARK(ok);                                                                         \
@@ -295,10 +298,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
                               global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP(),  \
                               local uchar *redo)                                                   \
     {                                                                                              \
-        ulong r = get_global_id(1), t = get_global_id(0);                                          \
-        int ok = 1;                                                                                \
-        BICL_ST_##TO v;                                                                            \
-        (void)ipt;                                                                                 \
+        BICL_FIX_BEGIN(TO);                                                                        \
         BICL_ROWS_S_GUARDED(t, n,                                                                  \
                             v = BICL_CALL(FAST, (E, TA, TB, TO, a[ao + r * ar + t],                \
                                                  b[bo + r * br + t], &ok XA()));                   \

@@ -146,30 +146,25 @@ static void resolve_rope_form(bicl_context *ctx)
     ctx->rope_rows = v == BICL_ROPE_FORM_ROWS;
 }
 
-/* How kernels convert f16 changes speed, never bits: $BICL_F16_CONVERT "bits" or "device"
- * (for benchmarks and tests), any other value or none the profile's choice. */
-static void resolve_f16_convert(bicl_context *ctx)
+/* A kernel form chosen by environment variable `var` (for benchmarks and tests): "off"
+ * gives false, "on" true, any other value or none the profile's choice. Forms change
+ * speed, never bits. */
+static bool env_form(const char *var, const char *off, const char *on, int profile_choice)
 {
-    const char *v = getenv("BICL_F16_CONVERT");
-    if (v && strcmp(v, "bits") == 0)
-        ctx->f16_device = false;
-    else if (v && strcmp(v, "device") == 0)
-        ctx->f16_device = true;
-    else
-        ctx->f16_device = ctx->profile->f16_device != 0;
+    const char *v = getenv(var);
+    if (v && strcmp(v, off) == 0)
+        return false;
+    if (v && strcmp(v, on) == 0)
+        return true;
+    return profile_choice != 0;
 }
 
-/* The computed activations' one-element form changes speed, never bits: $BICL_ACT_FORM
- * "plain" or "fixup" (for benchmarks and tests), any other value or none the profile's. */
-static void resolve_act_form(bicl_context *ctx)
+/* How kernels convert f16 ($BICL_F16_CONVERT "bits" or "device"), and the computed
+ * activations' one-element form ($BICL_ACT_FORM "plain" or "fixup"). */
+static void resolve_env_forms(bicl_context *ctx)
 {
-    const char *v = getenv("BICL_ACT_FORM");
-    if (v && strcmp(v, "plain") == 0)
-        ctx->act_fixup = false;
-    else if (v && strcmp(v, "fixup") == 0)
-        ctx->act_fixup = true;
-    else
-        ctx->act_fixup = ctx->profile->act_fixup != 0;
+    ctx->f16_device = env_form("BICL_F16_CONVERT", "bits", "device", ctx->profile->f16_device);
+    ctx->act_fixup = env_form("BICL_ACT_FORM", "plain", "fixup", ctx->profile->act_fixup);
 }
 
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
@@ -217,8 +212,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     else
         ctx->profile = bicl_profile_by_name(ctx->opts.profile);
     resolve_rope_form(ctx);
-    resolve_f16_convert(ctx);
-    resolve_act_form(ctx);
+    resolve_env_forms(ctx);
     for (int c = 0; c < BICL_VCLASS_COUNT; ++c) {
         ctx->variants[c] = ctx->profile->variants[c];
         if (ctx->variants[c].work_group_size > ctx->info.max_work_group)

@@ -73,6 +73,18 @@ test_env test_env_with_rope_form(const test_env *env, const char *form, int spec
     return g;
 }
 
+test_env test_env_with_var(const test_env *env, const char *var, const char *value,
+                           const bicl_options *o)
+{
+    test_env g = {NULL, env->queue};
+    assert_int_equal(setenv(var, value, 1), 0);
+    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
+                                         bicl_context_device(env->ctx), o, &g.ctx);
+    unsetenv(var);
+    assert_int_equal(st, BICL_SUCCESS);
+    return g;
+}
+
 test_buf test_buf_new(test_env *env, size_t elem, size_t n_elems, const void *init)
 {
     test_buf b;

@@ -30,6 +30,10 @@ int test_env_teardown(void **state);
 /* A context on env's device with BICL_OPTION_ROPE_FORM `form` and
  * BICL_OPTION_ROPE_SPECIALISE `specialise`, and env's queue (free its ctx). */
 test_env test_env_with_rope_form(const test_env *env, const char *form, int specialise);
+/* A context on env's cl_context and device (env's queue and buffers serve it), created
+ * with options o (NULL: the defaults) while environment variable var is value. */
+test_env test_env_with_var(const test_env *env, const char *var, const char *value,
+                           const bicl_options *o);
 
 /* A device buffer with CANARY_BYTES of a fixed pattern before and after the payload.
  * Views use element offsets that start after the leading band. */

@@ -164,13 +164,7 @@ static void cast_f16_round_trip_exhaustive(void **state)
  * $BICL_F16_CONVERT, read when a context is created). */
 static test_env env_with_f16_form(const test_env *env, const char *form)
 {
-    test_env g = {NULL, env->queue};
-    assert_int_equal(setenv("BICL_F16_CONVERT", form, 1), 0);
-    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
-                                         bicl_context_device(env->ctx), NULL, &g.ctx);
-    unsetenv("BICL_F16_CONVERT");
-    assert_int_equal(st, BICL_SUCCESS);
-    return g;
+    return test_env_with_var(env, "BICL_F16_CONVERT", form, NULL);
 }
 
 /* Where the device's output differs from the reference, the input and both outputs. */

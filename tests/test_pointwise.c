@@ -1087,12 +1087,7 @@ static test_env env_with_act_form(const test_env *env, const char *form)
     bicl_options *o = NULL;
     assert_int_equal(bicl_options_create(&o), BICL_SUCCESS);
     assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ACT_TABLES, "off"), BICL_SUCCESS);
-    test_env e = {NULL, env->queue};
-    assert_int_equal(setenv("BICL_ACT_FORM", form, 1), 0);
-    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
-                                         bicl_context_device(env->ctx), o, &e.ctx);
-    unsetenv("BICL_ACT_FORM");
-    assert_int_equal(st, BICL_SUCCESS);
+    test_env e = test_env_with_var(env, "BICL_ACT_FORM", form, o);
     bicl_options_free(o);
     return e;
 }
