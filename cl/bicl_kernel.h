@@ -185,7 +185,8 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
  * barrier the group's first work-item stores ELEM of the marked ones. PoCL compiles the
  * two sides of a barrier as two loops over the work-items: FAST has no branch, so the
  * first vectorises, and ELEM's branches and loops stay in the second, which runs only
- * the rare declined elements (docs/performance.md). Every element is ELEM's: FAST's
+ * the declined elements: rare for inputs in the common ranges, all of a group of zeros,
+ * tiny or saturated inputs (docs/performance.md). Every element is ELEM's: FAST's
  * value where it accepts, ELEM's elsewhere. A declined element is not stored before the
  * second side reads its inputs: an input may be y (in place). The group's row is its
  * group id in dim 1 (local size 1 there); a work-item past the row marks nothing.

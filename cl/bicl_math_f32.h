@@ -1790,16 +1790,18 @@ BICL_M_CR_FAST1(bicl_gelu_tanh, bicl_m_gelu_tanh_common, bicl_m_gelu_tanh_dbl)
  * also x = +-inf and an overflowing quotient); yh < 2^-13 (c tanh(y) = x (1 - d),
  * 0 < d < y^2/3 < 2^-27.5: rounds to x; also an underflowing quotient). tanh of
  * a nonzero rational is transcendental: never a midpoint. */
-/* softcap's common range: 2^-13 <= |x| / |cap| < 9.1 (the float quotient, as below),
- * which excludes every other case below (a NaN, a zero or infinite cap, x = 0). |cap| as
- * a select, not a second bit mask: PoCL's SLP pass packed the two masks and the quotient
+/* softcap's common range: 0 < |cap| and 2^-13 <= |x| / |cap| < 9.1 (the float quotient,
+ * as below), which excludes every other case below (a NaN, a zero or infinite cap, x =
+ * 0). The quotient's divisor is 1 where |cap| is not positive (zero or NaN), so that no
+ * host evaluation divides by zero (it lies outside the range then anyway). |cap| as a
+ * select, not a second bit mask: PoCL's SLP pass packed the two masks and the quotient
  * into a <2 x float> vector, which kept its work-item loop scalar (softcap f32 1.7 GB/s
- * against 6.7, docs/performance.md); for cap = -0 the quotient's sign differs, and it
- * lies outside the range either way. */
+ * against 6.7, docs/performance.md). */
 BICL_FN int bicl_m_softcap_common(float x, float cap)
 {
-    float yh = bicl_f32_abs(x) / (cap < 0.0f ? -cap : cap);
-    return ((yh < 9.1f) & (yh >= 0x1p-13f)) ? 0 : 1;
+    float c = cap < 0.0f ? -cap : cap;
+    float yh = bicl_f32_abs(x) / (c > 0.0f ? c : 1.0f);
+    return ((c > 0.0f) & (yh < 9.1f) & (yh >= 0x1p-13f)) ? 0 : 1;
 }
 
 BICL_FN int bicl_m_softcap_special(float x, float cap, float *out)

@@ -50,7 +50,8 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
     /* A group wider than the units of dimension 0 only adds idle work-items (to every
      * row of a rows kernel: bias add has 128 units per 4096-wide bf16 row at 8 x 4 per
      * item; to a small flat launch): halve it while half still covers them. Applies to
-     * every launch. Speed only: no kernel depends on the local size. */
+     * every launch. Speed only: no kernel's values depend on the local size; the fix-up
+     * form's local buffer, sized by the caller for wg, only ever gets a smaller group. */
     while (wg > 1 && wg / 2 >= global[0])
         wg /= 2;
     if (wg)

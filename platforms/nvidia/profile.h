@@ -13,8 +13,9 @@
  * Gated units keep class 32X2: swiglu f32 2331 at 4/4/256, 2249 at 8/1/128. RoPE with an
  * f32 input (class ROPE32) 4/1/512: the llama3 table in place, f32, 3835 GB/s, the best of
  * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). f16 conversions
- * by the device's half conversions (vload_half, vstore_half_rte; the last field): RoPE f16
+ * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
- * 2026-12-05, docs/performance.md). */
+ * 2026-12-05, docs/performance.md). The activations' plain form (the last field, 0): the
+ * fix-up form is for compilers that vectorise across work-items; not timed here. */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
              (8, 1, 128), (4, 1, 512), 0, 1, 0)

@@ -2,8 +2,9 @@
  * itself, well over 32-bit loads and badly over 16-bit ones, and only a body without a
  * loop of its own (docs/performance.md). Variants per launch class (src/profile.h: all
  * inputs 32-bit / a 16-bit input with a 32-bit operand / all 16-bit / lookup table /
- * 16-bit RoPE / computed activations of a 32-bit input: class 32's choice, the double
- * path does not vectorise here, 2026-12-04). Measured with `bicl-bench --device pocl
+ * 16-bit RoPE / computed activations of a 32-bit input: 1/1/0 since 2026-12-05, one element
+ * per work-item, which the fix-up form needs (the last field); before, class 32's 4/4/0,
+ * the double path not vectorising either way). Measured with `bicl-bench --device pocl
  * --sweep-only --max-mib 32 --reps 3` on PoCL 3.1, 2 cores of an AMD EPYC under load,
  * 2026-12-03 (GB/s,
  * docs/performance.md): 32-bit inputs fastest at 4-wide (f32 scale 14 at 4/4/0 vs 6 at
@@ -20,8 +21,10 @@
  * 4/x, 8/x at 5-6; this kernel was not swept. RoPE's rows form (the last argument, 1:
  * BICL_OPTION_ROPE_FORM "auto" means "rows" here): one pair per work-item in a 2-d launch,
  * which PoCL vectorises (bf16 llama3 table 4.2-4.3 -> 16.7-17.7 GB/s at 64 MiB,
- * docs/performance.md, 2026-12-04). f16 conversions by integer bit work (the last field):
+ * docs/performance.md, 2026-12-04). f16 conversions by integer bit work (the next field):
  * PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against 4.9-9.4 in
- * the same runs; 2026-12-05). */
+ * the same runs; 2026-12-05). The computed activations with a fast form in the fix-up
+ * form (the last field, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30 of
+ * copy at 64 MiB, docs/performance.md, 2026-12-05). */
 BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
              (4, 4, 0), 1, 0, 1)
