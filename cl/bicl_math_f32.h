@@ -649,15 +649,20 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
  * 1 outside the range, a point of every COMMON's range, so that no input reaches it that
  * NAME_dbl would not give it. Without fp64: NAME itself, ok = 1. */
 #ifdef BICL_HAVE_FP64
+/* Every fast form's last step, from COMMON's c and DBL's y: *ok and the float of y. */
+BICL_FN float bicl_m_fast_accept(int c, double y, int *ok)
+{
+    float r;
+    int pass = bicl_m_round_test_normal_d(y, &r);
+    *ok = (c <= 0) & ((c < 0) | bicl_m_f64_float_normal(y)) & pass;
+    return r;
+}
+
 #define BICL_M_CR_FAST1(NAME, COMMON, DBL)                                                         \
     BICL_FN float NAME##_fast(float x, int *ok)                                                    \
     {                                                                                              \
         int c = COMMON(x);                                                                         \
-        float r;                                                                                   \
-        double y = DBL(c <= 0 ? x : 1.0f);                                                         \
-        int pass = bicl_m_round_test_normal_d(y, &r);                                              \
-        *ok = (c <= 0) & ((c < 0) | bicl_m_f64_float_normal(y)) & pass;                            \
-        return r;                                                                                  \
+        return bicl_m_fast_accept(c, DBL(c <= 0 ? x : 1.0f), ok);                                  \
     }
 /* The same for a function of x and one parameter p (softcap's cap): DBL is evaluated at
  * (1, 1) outside the range (softcap's common range holds it). */
@@ -665,11 +670,7 @@ BICL_FN double bicl_m_sigmoid_fast_d(double x)
     BICL_FN float NAME##_fast(float x, float p, int *ok)                                           \
     {                                                                                              \
         int c = COMMON(x, p);                                                                      \
-        float r;                                                                                   \
-        double y = DBL(c <= 0 ? x : 1.0f, c <= 0 ? p : 1.0f);                                      \
-        int pass = bicl_m_round_test_normal_d(y, &r);                                              \
-        *ok = (c <= 0) & ((c < 0) | bicl_m_f64_float_normal(y)) & pass;                            \
-        return r;                                                                                  \
+        return bicl_m_fast_accept(c, DBL(c <= 0 ? x : 1.0f, c <= 0 ? p : 1.0f), ok);               \
     }
 #else
 #define BICL_M_CR_FAST1(NAME, COMMON, DBL)                                                         \
