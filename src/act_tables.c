@@ -165,18 +165,18 @@ void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launche
     pthread_mutex_unlock(&ctx->lock);
 }
 
-bicl_status bicl_table_launch(bicl_context *ctx, cl_command_queue queue, bicl_family family,
-                              const bicl_table_key *k, const char *instance, const char *base,
-                              const bicl_tensor *const *ops, int n_ops, cl_uint n_wait,
-                              const cl_event *wait, cl_event *done)
+bicl_status bicl_table_launch(bicl_context *ctx, bicl_memo *memo, cl_command_queue queue,
+                              bicl_family family, const bicl_table_key *k, const char *instance,
+                              const char *base, const bicl_tensor *const *ops, int n_ops,
+                              cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
     cl_mem tab = NULL;
     bicl_status st = table_get(ctx, k, &tab);
     if (st != BICL_SUCCESS)
         return st;
     bicl_kernel_arg extra[1] = {{sizeof tab, &tab, false}}; /* a buffer */
-    st = bicl_launch_elementwise_as(ctx, BICL_VCLASS_TABLE, queue, family, instance, NULL, base,
-                                    ops, n_ops, extra, 1, n_wait, wait, done);
+    st = bicl_launch_elementwise_as(ctx, memo, BICL_VCLASS_TABLE, queue, family, instance, NULL,
+                                    base, ops, n_ops, extra, 1, n_wait, wait, done);
     if (st == BICL_SUCCESS) /* a counter for tests, kept off the context's lock */
         atomic_fetch_add_explicit(&ctx->table_launches, 1ul, memory_order_relaxed);
     return st;

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
+bicl_status bicl_launch_cast(bicl_context *ctx, bicl_memo *memo, cl_command_queue queue,
                              const bicl_tensor *const *ops, cl_uint n_wait, const cl_event *wait,
                              cl_event *done)
 {
@@ -15,8 +15,8 @@ bicl_status bicl_launch_cast(bicl_context *ctx, cl_command_queue queue,
     char base[32], instance[BICL_INSTANCE_MAX];
     bicl_name_format(base, sizeof base, "cast_%s_%s", ti, to);
     bicl_name_format(instance, sizeof instance, "CAST_PAIR(%s, %s)", ti, to);
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_CAST, instance, base, ops, 2, NULL, 0,
-                                   n_wait, wait, done);
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_CAST, instance, base, ops, 2, NULL,
+                                   0, n_wait, wait, done);
 }
 
 bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
@@ -26,21 +26,22 @@ bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tens
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_cast: ctx is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    bicl_memo memo = BICL_MEMO_INIT;
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(x, "x", BICL_FLOAT_DTYPES);
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(y, "y", BICL_FLOAT_DTYPES);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, x, "x", false, true);
+        st = bicl_tensor_check(ctx, &memo, x, "x", false, true);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, y, "y", true, false);
+        st = bicl_tensor_check(ctx, &memo, y, "y", true, false);
     if (st != BICL_SUCCESS)
         return st;
     st = bicl_shapes_equal(x, "x", y, "y");
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+        st = bicl_alias_check(&memo, y, "y", x, "x", x->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *ops[2] = {x, y};
-    return bicl_launch_cast(ctx, queue, ops, n_wait, wait, done);
+    return bicl_launch_cast(ctx, &memo, queue, ops, n_wait, wait, done);
 }

@@ -123,8 +123,8 @@ static shape_kind classify(const bicl_iter *it)
 
 /* Vector loads need every operand's start (and row start) on a multiple of vw, and its
  * buffer's device address aligned to a whole vector. */
-static bool aligned(const bicl_context *ctx, const bicl_iter *it, const bicl_tensor *const *ops,
-                    int n_ops, shape_kind k, unsigned vw)
+static bool aligned(const bicl_context *ctx, bicl_memo *memo, const bicl_iter *it,
+                    const bicl_tensor *const *ops, int n_ops, shape_kind k, unsigned vw)
 {
     if (vw <= 1)
         return true;
@@ -133,7 +133,7 @@ static bool aligned(const bicl_context *ctx, const bicl_iter *it, const bicl_ten
             return false;
         if (k == SHAPE_ROWS && it->stride[o][0] % vw != 0)
             return false;
-        if (bicl_mem_align(ctx, ops[o]->mem) % (vw * bicl_dtype_size(ops[o]->dtype)) != 0)
+        if (bicl_mem_align(ctx, memo, ops[o]->mem) % (vw * bicl_dtype_size(ops[o]->dtype)) != 0)
             return false;
     }
     return true;
@@ -284,18 +284,18 @@ static bicl_vclass launch_class(const bicl_tensor *const *ops, int n_ops)
     return bicl_vclass_of(d, n_ops - 1, d + n_ops - 1, 1);
 }
 
-bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
-                                    const char *instance, const char *base,
+bicl_status bicl_launch_elementwise(bicl_context *ctx, bicl_memo *memo, cl_command_queue q,
+                                    bicl_family family, const char *instance, const char *base,
                                     const bicl_tensor *const *ops, int n_ops,
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done)
 {
-    return bicl_launch_elementwise_as(ctx, launch_class(ops, n_ops), q, family, instance, NULL,
-                                      base, ops, n_ops, extra, n_extra, n_wait, wait, done);
+    return bicl_launch_elementwise_as(ctx, memo, launch_class(ops, n_ops), q, family, instance,
+                                      NULL, base, ops, n_ops, extra, n_extra, n_wait, wait, done);
 }
 
-bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
-                                       bicl_family family, const char *instance,
+bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_memo *memo, bicl_vclass cls,
+                                       cl_command_queue q, bicl_family family, const char *instance,
                                        const bicl_fix_form *fix_form, const char *base,
                                        const bicl_tensor *const *ops, int n_ops,
                                        const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
@@ -307,7 +307,7 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_co
     bicl_variant v = bicl_context_variant_for(ctx, cls);
     /* vector_width is 1, 4 or 8 (bicl_variant_check); 1 whenever it cannot be used */
     unsigned vw = v.vector_width > 1 && kind != SHAPE_STRIDED &&
-                          aligned(ctx, &it, ops, n_ops, kind, v.vector_width)
+                          aligned(ctx, memo, &it, ops, n_ops, kind, v.vector_width)
                       ? v.vector_width
                       : 1;
     /* Flat and rows iterations run the rows kernel (a flat one as one row); its loop-free

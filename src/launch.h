@@ -6,6 +6,7 @@
 #include "profile.h"
 #include "program.h"
 #include "sources.h"
+#include "tensor.h"
 
 #include <stdbool.h>
 
@@ -64,8 +65,8 @@ typedef struct bicl_kernel_arg {
  *   strided: (mem, ulong off, ulong4 stride) per operand, ulong4 shape, ulong n,
  *            uint items_per_thread, extras...
  * Operands must be validated by the caller. */
-bicl_status bicl_launch_elementwise(bicl_context *ctx, cl_command_queue q, bicl_family family,
-                                    const char *instance, const char *base,
+bicl_status bicl_launch_elementwise(bicl_context *ctx, bicl_memo *memo, cl_command_queue q,
+                                    bicl_family family, const char *instance, const char *base,
                                     const bicl_tensor *const *ops, int n_ops,
                                     const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,
                                     const cl_event *wait, cl_event *done);
@@ -80,8 +81,8 @@ typedef struct bicl_fix_form {
  * the operands' dtypes, and, where fix is not NULL, its fix-up kernel in place of
  * "<base>_rows_s" (one element per work-item: the variant's vw and ipt are 1), with one
  * more argument after the extras, a byte of local memory per work-item of the group. */
-bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_vclass cls, cl_command_queue q,
-                                       bicl_family family, const char *instance,
+bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_memo *memo, bicl_vclass cls,
+                                       cl_command_queue q, bicl_family family, const char *instance,
                                        const bicl_fix_form *fix, const char *base,
                                        const bicl_tensor *const *ops, int n_ops,
                                        const bicl_kernel_arg *extra, int n_extra, cl_uint n_wait,

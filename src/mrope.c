@@ -216,14 +216,14 @@ static bicl_tensor positions_row0(const bicl_tensor *pos)
     return r;
 }
 
-static bicl_status check_positions(bicl_context *ctx, const bicl_tensor *pos, const bicl_tensor *qo,
-                                   const bicl_tensor *ko)
+static bicl_status check_positions(bicl_context *ctx, bicl_memo *memo, const bicl_tensor *pos,
+                                   const bicl_tensor *qo, const bicl_tensor *ko)
 {
     if (!pos)
         return bicl_fail(BICL_ERR_NULL_POINTER, "positions are required");
     bicl_status st = bicl_dtype_check(pos, "positions", 1u << BICL_I32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, pos, "positions", false, true);
+        st = bicl_tensor_check(ctx, memo, pos, "positions", false, true);
     if (st != BICL_SUCCESS)
         return st;
     if (pos->rank != 2 && pos->rank != 3)
@@ -235,9 +235,9 @@ static bicl_status check_positions(bicl_context *ctx, const bicl_tensor *pos, co
                          pos->shape[0]);
     /* bicl_rope_check_use checks the outputs against row 0 only: the others too. */
     if (qo)
-        st = bicl_alias_check(qo, "q_out", pos, "positions", false);
+        st = bicl_alias_check(memo, qo, "q_out", pos, "positions", false);
     if (st == BICL_SUCCESS && ko)
-        st = bicl_alias_check(ko, "k_out", pos, "positions", false);
+        st = bicl_alias_check(memo, ko, "k_out", pos, "positions", false);
     return st;
 }
 
@@ -303,13 +303,15 @@ bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bi
     if (!ctx || !plan)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_mrope_apply: ctx or plan is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    bicl_memo memo = BICL_MEMO_INIT;
     if (st == BICL_SUCCESS)
-        st = check_positions(ctx, positions, q_out, k_out);
+        st = check_positions(ctx, &memo, positions, q_out, k_out);
     bicl_rope_use u;
     bicl_tensor row0;
     if (st == BICL_SUCCESS) {
         row0 = positions_row0(positions);
-        st = bicl_rope_check_use(ctx, plan->rope, source, &row0, q_in, q_out, k_in, k_out, &u);
+        st = bicl_rope_check_use(ctx, &memo, plan->rope, source, &row0, q_in, q_out, k_in, k_out,
+                                 &u);
     }
     if (st != BICL_SUCCESS)
         return st;
@@ -437,14 +439,14 @@ static bicl_status check_vision(const bicl_mrope_vision *v)
 }
 
 /* An optional input of one dtype, rank and (where nonzero) shape. */
-static bicl_status check_input(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                               unsigned dtypes, int rank, size_t d0, size_t d1)
+static bicl_status check_input(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
+                               const char *name, unsigned dtypes, int rank, size_t d0, size_t d1)
 {
     if (!t)
         return BICL_SUCCESS;
     bicl_status st = bicl_dtype_check(t, name, dtypes);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, t, name, false, true);
+        st = bicl_tensor_check(ctx, memo, t, name, false, true);
     if (st != BICL_SUCCESS)
         return st;
     if (t->rank != rank)
@@ -458,8 +460,9 @@ static bicl_status check_input(const bicl_context *ctx, const bicl_tensor *t, co
     return BICL_SUCCESS;
 }
 
-static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout_args *l,
-                                const bicl_tensor *pos, const bicl_tensor *deltas)
+static bicl_status check_layout(const bicl_context *ctx, bicl_memo *memo,
+                                const bicl_mrope_layout_args *l, const bicl_tensor *pos,
+                                const bicl_tensor *deltas)
 {
     const unsigned ids = (1u << BICL_U8) | (1u << BICL_I32), i32 = 1u << BICL_I32;
     if (!l || !l->types || !pos)
@@ -467,32 +470,32 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
                          "bicl_mrope_positions: types and positions are required");
     bool packed = l->cu_seqlens != NULL;
     int rank = packed ? 1 : 2;
-    bicl_status st = check_input(ctx, l->cu_seqlens, "cu_seqlens", i32, 1, 0, 0);
+    bicl_status st = check_input(ctx, memo, l->cu_seqlens, "cu_seqlens", i32, 1, 0, 0);
     if (st == BICL_SUCCESS && packed && l->cu_seqlens->shape[0] < 2)
         st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "cu_seqlens needs B + 1 >= 2 entries");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, l->types, "types", ids, rank, 0, 0);
+        st = check_input(ctx, memo, l->types, "types", ids, rank, 0, 0);
     if (st != BICL_SUCCESS)
         return st;
     /* padded: B rows of S; packed: B sequences in T = S tokens */
     size_t B = packed ? l->cu_seqlens->shape[0] - 1 : l->types->shape[0];
     size_t S = packed ? l->types->shape[0] : l->types->shape[1];
-    st = check_input(ctx, l->mask, "mask", ids, rank, packed ? S : B, packed ? 0 : S);
+    st = check_input(ctx, memo, l->mask, "mask", ids, rank, packed ? S : B, packed ? 0 : S);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, l->image_grid, "image_grid", i32, 2, 0, 3);
+        st = check_input(ctx, memo, l->image_grid, "image_grid", i32, 2, 0, 3);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, l->video_grid, "video_grid", i32, 2, 0, 3);
+        st = check_input(ctx, memo, l->video_grid, "video_grid", i32, 2, 0, 3);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, l->grid_start, "grid_start", i32, 2, B, 2);
+        st = check_input(ctx, memo, l->grid_start, "grid_start", i32, 2, B, 2);
     if (st == BICL_SUCCESS && l->second_per_grid && !l->video_grid)
         st = bicl_fail(BICL_ERR_NULL_POINTER, "second_per_grid needs video_grid");
     if (st == BICL_SUCCESS && l->second_per_grid)
-        st = check_input(ctx, l->second_per_grid, "second_per_grid", 1u << BICL_F32, 1,
+        st = check_input(ctx, memo, l->second_per_grid, "second_per_grid", 1u << BICL_F32, 1,
                          l->video_grid->shape[0], 0);
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(pos, "positions", i32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, pos, "positions", true, false);
+        st = bicl_tensor_check(ctx, memo, pos, "positions", true, false);
     if (st == BICL_SUCCESS && packed &&
         (pos->rank != 2 || pos->shape[0] != 3 || pos->shape[1] != S))
         st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "positions must be [3, %zu] (rows, types' shape)",
@@ -506,11 +509,11 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
     if (st == BICL_SUCCESS && deltas) {
         st = bicl_dtype_check(deltas, "deltas", i32);
         if (st == BICL_SUCCESS)
-            st = bicl_tensor_check(ctx, deltas, "deltas", true, false);
+            st = bicl_tensor_check(ctx, memo, deltas, "deltas", true, false);
         if (st == BICL_SUCCESS && (deltas->rank != 1 || deltas->shape[0] != B))
             st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "deltas must be [%zu]", B);
         if (st == BICL_SUCCESS)
-            st = bicl_alias_check(deltas, "deltas", pos, "positions", false);
+            st = bicl_alias_check(memo, deltas, "deltas", pos, "positions", false);
     }
     const bicl_tensor *ins[] = {l->types,      l->mask,       l->image_grid,
                                 l->video_grid, l->grid_start, l->second_per_grid,
@@ -520,9 +523,9 @@ static bicl_status check_layout(const bicl_context *ctx, const bicl_mrope_layout
     for (size_t i = 0; st == BICL_SUCCESS && i < sizeof ins / sizeof ins[0]; ++i) {
         if (!ins[i])
             continue;
-        st = bicl_alias_check(pos, "positions", ins[i], names[i], false);
+        st = bicl_alias_check(memo, pos, "positions", ins[i], names[i], false);
         if (st == BICL_SUCCESS && deltas)
-            st = bicl_alias_check(deltas, "deltas", ins[i], names[i], false);
+            st = bicl_alias_check(memo, deltas, "deltas", ins[i], names[i], false);
     }
     return st;
 }
@@ -562,8 +565,9 @@ bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
     if (st == BICL_SUCCESS)
         st = check_vision(vision);
+    bicl_memo memo = BICL_MEMO_INIT;
     if (st == BICL_SUCCESS)
-        st = check_layout(ctx, layout, positions, deltas);
+        st = check_layout(ctx, &memo, layout, positions, deltas);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *ty = layout->types, *mk = layout->mask;

@@ -27,22 +27,24 @@ static bicl_status begin(bicl_context *ctx, cl_command_queue q, cl_uint n_wait,
 }
 
 /* An input view: float dtype (or the given mask), checked, broadcast to the output. */
-static bicl_status check_input(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                               unsigned dtypes, const bicl_tensor *y, bicl_tensor *view)
+static bicl_status check_input(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
+                               const char *name, unsigned dtypes, const bicl_tensor *y,
+                               bicl_tensor *view)
 {
     bicl_status st = bicl_dtype_check(t, name, dtypes);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, t, name, false, true);
+        st = bicl_tensor_check(ctx, memo, t, name, false, true);
     if (st == BICL_SUCCESS)
         st = bicl_broadcast_view(t, name, y, view);
     return st;
 }
 
-static bicl_status check_output(const bicl_context *ctx, const bicl_tensor *y, const char *name)
+static bicl_status check_output(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *y,
+                                const char *name)
 {
     bicl_status st = bicl_dtype_check(y, name, BICL_FLOAT_DTYPES);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, y, name, true, false);
+        st = bicl_tensor_check(ctx, memo, y, name, true, false);
     return st;
 }
 
@@ -57,6 +59,7 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
                        const bicl_unary_params *params, const bicl_tensor *x, const bicl_tensor *y,
                        cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_unary");
     if (st != BICL_SUCCESS)
         return st;
@@ -68,24 +71,24 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     if (st != BICL_SUCCESS)
         return st;
     bicl_tensor xv;
-    st = check_output(ctx, y, "y");
+    st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+        st = check_input(ctx, memo, x, "x", BICL_FLOAT_DTYPES, y, &xv);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", x, "x", x->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *ops[2] = {&xv, y};
     if (op == BICL_UNARY_IDENTITY) /* the cast kernels copy bits for equal dtypes */
-        return bicl_launch_cast(ctx, queue, ops, n_wait, wait, done);
+        return bicl_launch_cast(ctx, memo, queue, ops, n_wait, wait, done);
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
     if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
         bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype};
         bicl_name_format(base, sizeof base, "unary_table_%s_%s", ti, to);
         bicl_name_format(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
-        return bicl_table_launch(ctx, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2, n_wait,
-                                 wait, done);
+        return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2,
+                                 n_wait, wait, done);
     }
     bicl_name_format(base, sizeof base, "unary_%s_%s_%s", info->kname, ti, to);
     bicl_name_format(instance, sizeof instance, "UNARY_PAIR(%s, %s, %d, %s, %s)", info->kname,
@@ -106,7 +109,7 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     if (fixup)
         bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
                          info->kname, info->id, info->n_params, ti, to);
-    return bicl_launch_elementwise_as(ctx, cls, queue, BICL_FAMILY_UNARY, instance,
+    return bicl_launch_elementwise_as(ctx, memo, cls, queue, BICL_FAMILY_UNARY, instance,
                                       fixup ? &fix : NULL, base, ops, 2, extra, n_extra, n_wait,
                                       wait, done);
 }
@@ -117,6 +120,7 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
                      const bicl_glu_params *params, const bicl_tensor *gate, const bicl_tensor *up,
                      const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu");
     if (st != BICL_SUCCESS)
         return st;
@@ -133,18 +137,18 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         return st;
     bool round_act = rounding == BICL_GLU_ROUND_ACT_TO_STORAGE;
     bicl_tensor gv, uv;
-    st = check_output(ctx, y, "y");
+    st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, gate, "gate", BICL_FLOAT_DTYPES, y, &gv);
+        st = check_input(ctx, memo, gate, "gate", BICL_FLOAT_DTYPES, y, &gv);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, up, "up", BICL_FLOAT_DTYPES, y, &uv);
+        st = check_input(ctx, memo, up, "up", BICL_FLOAT_DTYPES, y, &uv);
     if (st == BICL_SUCCESS && gate->dtype != up->dtype)
         st = bicl_fail(BICL_ERR_UNSUPPORTED_DTYPE, "gate (%s) and up (%s) must share a dtype",
                        bicl_dtype_name(gate->dtype), bicl_dtype_name(up->dtype));
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", gate, "gate", gate->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", gate, "gate", gate->dtype == y->dtype);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", up, "up", up->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", up, "up", up->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
     const char *ti = bicl_dtype_tag(gate->dtype), *to = bicl_dtype_tag(y->dtype);
@@ -160,8 +164,8 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         bicl_name_format(instance, sizeof instance, "GLU_TABLE%s(%s, %s)", up_first ? "_UP" : "",
                          ti, to);
         const bicl_tensor *tops[3] = {&gv, &uv, y};
-        return bicl_table_launch(ctx, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3, n_wait,
-                                 wait, done);
+        return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3,
+                                 n_wait, wait, done);
     }
     /* the single-rounding mode has kernels of its own (cl/glu.cl) */
     bool once = rounding == BICL_GLU_ROUND_ONCE;
@@ -185,9 +189,9 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
         bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
     }
     const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
-    return bicl_launch_elementwise_as(ctx, bicl_vclass_of(d, 2, d + 2, 1), queue, BICL_FAMILY_GLU,
-                                      instance, fixup ? &fix : NULL, base, ops, 3, extra, 3, n_wait,
-                                      wait, done);
+    return bicl_launch_elementwise_as(ctx, memo, bicl_vclass_of(d, 2, d + 2, 1), queue,
+                                      BICL_FAMILY_GLU, instance, fixup ? &fix : NULL, base, ops, 3,
+                                      extra, 3, n_wait, wait, done);
 }
 
 bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
@@ -195,6 +199,7 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
                            const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
                            const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu_fused");
     if (st != BICL_SUCCESS)
         return st;
@@ -202,7 +207,7 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
         return bicl_fail(BICL_ERR_INVALID_ENUM, "unknown glu layout %d", (int)layout);
     st = bicl_dtype_check(x, "x", BICL_FLOAT_DTYPES);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, x, "x", false, false);
+        st = bicl_tensor_check(ctx, memo, x, "x", false, false);
     if (st == BICL_SUCCESS && !y)
         st = bicl_fail(BICL_ERR_NULL_POINTER, "y: tensor pointer is NULL");
     if (st != BICL_SUCCESS)
@@ -236,16 +241,17 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
                                  const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
                                  cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_tensor av, bv;
-    bicl_status st = check_output(ctx, y, "y");
+    bicl_status st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, a, "a", BICL_FLOAT_DTYPES, y, &av);
+        st = check_input(ctx, memo, a, "a", BICL_FLOAT_DTYPES, y, &av);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, b, "b", BICL_FLOAT_DTYPES, y, &bv);
+        st = check_input(ctx, memo, b, "b", BICL_FLOAT_DTYPES, y, &bv);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", a, "a", a->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", a, "a", a->dtype == y->dtype);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", b, "b", b->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", b, "b", b->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
     const char *ta = bicl_dtype_tag(a->dtype), *tb = bicl_dtype_tag(b->dtype),
@@ -257,8 +263,8 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
     const bicl_tensor *ops[3] = {&av, &bv, y};
     bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(code), BICL_SCALAR_ARG(alpha),
                                 BICL_SCALAR_ARG(beta)};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 3, extra, 3,
-                                   n_wait, wait, done);
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_BINARY, instance, base, ops, 3,
+                                   extra, 3, n_wait, wait, done);
 }
 
 /* Op codes of bicl_pointwise_ops.h. */
@@ -331,17 +337,18 @@ bicl_status bicl_bias_add(bicl_context *ctx, cl_command_queue queue, const bicl_
 bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, const bicl_tensor *x,
                        const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_scale");
     if (st != BICL_SUCCESS)
         return st;
     if (!finite(scale))
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "scale %g must be finite", (double)scale);
     bicl_tensor xv;
-    st = check_output(ctx, y, "y");
+    st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+        st = check_input(ctx, memo, x, "x", BICL_FLOAT_DTYPES, y, &xv);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", x, "x", x->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
@@ -350,8 +357,8 @@ bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, c
     bicl_name_format(instance, sizeof instance, "SCALE_PAIR(%s, %s)", ti, to);
     const bicl_tensor *ops[2] = {&xv, y};
     bicl_kernel_arg extra[1] = {BICL_SCALAR_ARG(scale)};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 2, extra, 1,
-                                   n_wait, wait, done);
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_BINARY, instance, base, ops, 2,
+                                   extra, 1, n_wait, wait, done);
 }
 
 bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
@@ -359,6 +366,7 @@ bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
                               const bicl_tensor *residual_out, const bicl_tensor *y, cl_uint n_wait,
                               const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_residual_add");
     if (st != BICL_SUCCESS)
         return st;
@@ -366,25 +374,25 @@ bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
     bicl_tensor rv, xv;
     st = bicl_dtype_check(residual_out, "residual_out", f32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, residual_out, "residual_out", true, false);
+        st = bicl_tensor_check(ctx, memo, residual_out, "residual_out", true, false);
     if (st == BICL_SUCCESS)
-        st = check_output(ctx, y, "y");
+        st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
         st = bicl_shapes_equal(residual_out, "residual_out", y, "y");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, residual, "residual", f32, y, &rv);
+        st = check_input(ctx, memo, residual, "residual", f32, y, &rv);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+        st = check_input(ctx, memo, x, "x", BICL_FLOAT_DTYPES, y, &xv);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(residual_out, "residual_out", residual, "residual", true);
+        st = bicl_alias_check(memo, residual_out, "residual_out", residual, "residual", true);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(residual_out, "residual_out", x, "x", false);
+        st = bicl_alias_check(memo, residual_out, "residual_out", x, "x", false);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", residual, "residual", false);
+        st = bicl_alias_check(memo, y, "y", residual, "residual", false);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", x, "x", x->dtype == y->dtype);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", residual_out, "residual_out", false);
+        st = bicl_alias_check(memo, y, "y", residual_out, "residual_out", false);
     if (st != BICL_SUCCESS)
         return st;
     const char *tx = bicl_dtype_tag(x->dtype), *ty = bicl_dtype_tag(y->dtype);
@@ -392,23 +400,23 @@ bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
     bicl_name_format(base, sizeof base, "residual_%s_%s", tx, ty);
     bicl_name_format(instance, sizeof instance, "RESIDUAL_PAIR(%s, %s)", tx, ty);
     const bicl_tensor *ops[4] = {&rv, &xv, residual_out, y};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_BINARY, instance, base, ops, 4, NULL, 0,
-                                   n_wait, wait, done);
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_BINARY, instance, base, ops, 4,
+                                   NULL, 0, n_wait, wait, done);
 }
 
 /* ---------------------------------------------------------------- masks */
 
-static bicl_status check_fill_pair(const bicl_context *ctx, const bicl_tensor *x,
+static bicl_status check_fill_pair(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *x,
                                    const bicl_tensor *y)
 {
     bicl_tensor xv;
-    bicl_status st = check_output(ctx, y, "y");
+    bicl_status st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, x, "x", BICL_FLOAT_DTYPES, y, &xv);
+        st = check_input(ctx, memo, x, "x", BICL_FLOAT_DTYPES, y, &xv);
     if (st == BICL_SUCCESS)
         st = bicl_shapes_equal(x, "x", y, "y");
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", x, "x", x->dtype == y->dtype);
+        st = bicl_alias_check(memo, y, "y", x, "x", x->dtype == y->dtype);
     return st;
 }
 
@@ -416,14 +424,15 @@ bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl
                            const bicl_tensor *mask, float fill, const bicl_tensor *y,
                            cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill");
     bicl_tensor mv;
     if (st == BICL_SUCCESS)
-        st = check_fill_pair(ctx, x, y);
+        st = check_fill_pair(ctx, memo, x, y);
     if (st == BICL_SUCCESS)
-        st = check_input(ctx, mask, "mask", (1u << BICL_U8) | (1u << BICL_I32), y, &mv);
+        st = check_input(ctx, memo, mask, "mask", (1u << BICL_U8) | (1u << BICL_I32), y, &mv);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", mask, "mask", false);
+        st = bicl_alias_check(memo, y, "y", mask, "mask", false);
     if (st != BICL_SUCCESS)
         return st;
     const char *tm = bicl_dtype_tag(mask->dtype), *ti = bicl_dtype_tag(x->dtype),
@@ -433,8 +442,8 @@ bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl
     bicl_name_format(instance, sizeof instance, "MASK_TENSOR(%s, %s, %s)", tm, ti, to);
     const bicl_tensor *ops[3] = {x, &mv, y};
     bicl_kernel_arg extra[1] = {BICL_SCALAR_ARG(fill)};
-    return bicl_launch_elementwise(ctx, queue, BICL_FAMILY_MASK, instance, base, ops, 3, extra, 1,
-                                   n_wait, wait, done);
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_MASK, instance, base, ops, 3,
+                                   extra, 1, n_wait, wait, done);
 }
 
 /* 4-d right-aligned strides of a view (leading dims of extent 1, stride 0). */
@@ -492,13 +501,14 @@ bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue, co
                                    const bicl_tensor *lengths, float fill, const bicl_tensor *y,
                                    cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill_lengths");
     if (st == BICL_SUCCESS)
-        st = check_fill_pair(ctx, x, y);
+        st = check_fill_pair(ctx, memo, x, y);
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(lengths, "lengths", 1u << BICL_I32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, lengths, "lengths", false, true);
+        st = bicl_tensor_check(ctx, memo, lengths, "lengths", false, true);
     if (st != BICL_SUCCESS)
         return st;
     /* lengths broadcast to y's shape without its last dim, then a column dim of stride 0 */
@@ -510,7 +520,7 @@ bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue, co
     }
     st = bicl_broadcast_view(lengths, "lengths", &rows, &lv);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(y, "y", lengths, "lengths", false);
+        st = bicl_alias_check(memo, y, "y", lengths, "lengths", false);
     if (st != BICL_SUCCESS)
         return st;
     if (y->rank == 1) {
@@ -532,9 +542,10 @@ bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue, con
                                   long offset, float fill, const bicl_tensor *y, cl_uint n_wait,
                                   const cl_event *wait, cl_event *done)
 {
+    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill_causal");
     if (st == BICL_SUCCESS)
-        st = check_fill_pair(ctx, x, y);
+        st = check_fill_pair(ctx, memo, x, y);
     if (st == BICL_SUCCESS && y->rank < 2)
         st = bicl_fail(BICL_ERR_INVALID_RANK, "causal masks need rank >= 2 ([..., R, C])");
     if (st != BICL_SUCCESS)

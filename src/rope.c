@@ -479,7 +479,7 @@ typedef struct rope_views {
     bool q_in_place, k_in_place;
 } rope_views;
 
-static bicl_status check_qk(const bicl_context *ctx, const bicl_rope_plan *plan,
+static bicl_status check_qk(const bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
                             const bicl_tensor *in, const bicl_tensor *out, const char *in_name,
                             const char *out_name, const bicl_tensor *pos)
 {
@@ -487,9 +487,9 @@ static bicl_status check_qk(const bicl_context *ctx, const bicl_rope_plan *plan,
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(out, out_name, BICL_FLOAT_DTYPES);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, in, in_name, false, true);
+        st = bicl_tensor_check(ctx, memo, in, in_name, false, true);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, out, out_name, true, false);
+        st = bicl_tensor_check(ctx, memo, out, out_name, true, false);
     if (st != BICL_SUCCESS)
         return st;
     if (in->rank != pos->rank + 2)
@@ -538,7 +538,7 @@ static bicl_status plan_owned_by(const bicl_rope_plan *plan, const bicl_context 
     return BICL_SUCCESS;
 }
 
-static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
+static bicl_status check_apply(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
                                bicl_rope_source *source, const bicl_tensor *pos,
                                const bicl_tensor *qi, const bicl_tensor *qo, const bicl_tensor *ki,
                                const bicl_tensor *ko, rope_views *v)
@@ -560,13 +560,13 @@ static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
         return bicl_fail(BICL_ERR_NULL_POINTER, "k_in and k_out must both be given or both NULL");
     st = bicl_dtype_check(pos, "positions", 1u << BICL_I32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, pos, "positions", false, true);
+        st = bicl_tensor_check(ctx, memo, pos, "positions", false, true);
     if (st == BICL_SUCCESS && pos->rank > 2)
         st = bicl_fail(BICL_ERR_INVALID_RANK, "positions rank %d (must be 1 or 2)", pos->rank);
     if (st == BICL_SUCCESS)
-        st = check_qk(ctx, plan, qi, qo, "q_in", "q_out", pos);
+        st = check_qk(ctx, memo, plan, qi, qo, "q_in", "q_out", pos);
     if (st == BICL_SUCCESS && ki)
-        st = check_qk(ctx, plan, ki, ko, "k_in", "k_out", pos);
+        st = check_qk(ctx, memo, plan, ki, ko, "k_in", "k_out", pos);
     if (st != BICL_SUCCESS)
         return st;
     if (ki && (ki->dtype != qi->dtype || ko->dtype != qo->dtype))
@@ -574,19 +574,19 @@ static bicl_status check_apply(bicl_context *ctx, const bicl_rope_plan *plan,
     /* Outputs: in place on their own input only; no overlap with anything else. A
      * de-interleaving rotation writes other elements than it reads: never in place. */
     bool in_place_ok = plan->cfg.style != BICL_ROPE_DEINTERLEAVE;
-    st = bicl_alias_check(qo, "q_out", qi, "q_in", in_place_ok);
+    st = bicl_alias_check(memo, qo, "q_out", qi, "q_in", in_place_ok);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(qo, "q_out", pos, "positions", false);
+        st = bicl_alias_check(memo, qo, "q_out", pos, "positions", false);
     if (st == BICL_SUCCESS && ki) {
-        st = bicl_alias_check(ko, "k_out", ki, "k_in", in_place_ok);
+        st = bicl_alias_check(memo, ko, "k_out", ki, "k_in", in_place_ok);
         if (st == BICL_SUCCESS)
-            st = bicl_alias_check(ko, "k_out", pos, "positions", false);
+            st = bicl_alias_check(memo, ko, "k_out", pos, "positions", false);
         if (st == BICL_SUCCESS)
-            st = bicl_alias_check(ko, "k_out", qi, "q_in", false);
+            st = bicl_alias_check(memo, ko, "k_out", qi, "q_in", false);
         if (st == BICL_SUCCESS)
-            st = bicl_alias_check(qo, "q_out", ki, "k_in", false);
+            st = bicl_alias_check(memo, qo, "q_out", ki, "k_in", false);
         if (st == BICL_SUCCESS)
-            st = bicl_alias_check(qo, "q_out", ko, "k_out", false);
+            st = bicl_alias_check(memo, qo, "q_out", ko, "k_out", false);
     }
     if (st != BICL_SUCCESS)
         return st;
@@ -651,13 +651,11 @@ static bool vector_view(const bicl_tensor *t, size_t align, unsigned vw)
 
 /* The device-address alignment of each view's buffer (bicl_mem_align), queried once per
  * buffer: q_in and q_out, k_in and k_out often share one. */
-static void rope_view_aligns(const bicl_context *ctx, const bicl_tensor *const views[4],
-                             size_t align[4])
+static void rope_view_aligns(const bicl_context *ctx, bicl_memo *memo,
+                             const bicl_tensor *const views[4], size_t align[4])
 {
-    align[0] = bicl_mem_align(ctx, views[0]->mem);
-    for (int i = 1; i < 4; ++i)
-        align[i] =
-            views[i]->mem == views[i - 1]->mem ? align[i - 1] : bicl_mem_align(ctx, views[i]->mem);
+    for (int i = 0; i < 4; ++i)
+        align[i] = bicl_mem_align(ctx, memo, views[i]->mem);
 }
 
 /* The widest vector width up to the variant's whose alignment every view allows:
@@ -665,13 +663,14 @@ static void rope_view_aligns(const bicl_context *ctx, const bicl_tensor *const v
  * half and pass-through block), and the buffer base alignment must hold the widest
  * load, vw float2 table entries. 8 falls back to 4, then to the general path. The
  * buffers' alignments are queried once (rope_view_aligns), for every width tried. */
-static unsigned rope_vector_width(const bicl_context *ctx, const bicl_rope_plan *plan,
-                                  unsigned want, const bicl_tensor *const views[4])
+static unsigned rope_vector_width(const bicl_context *ctx, bicl_memo *memo,
+                                  const bicl_rope_plan *plan, unsigned want,
+                                  const bicl_tensor *const views[4])
 {
     if (want < 4)
         return 1;
     size_t align[4];
-    rope_view_aligns(ctx, views, align);
+    rope_view_aligns(ctx, memo, views, align);
     const bicl_rope_config *c = &plan->cfg;
     for (unsigned vw = want; vw >= 4; vw /= 2) {
         bool ok = plan->half % (int)vw == 0 && ctx->info.mem_base_align_bytes >= (size_t)8 * vw;
@@ -701,14 +700,14 @@ static bool rope_rows_wanted(const bicl_context *ctx, bicl_rope_source source, c
  * slice) as one 32-bit word: every view's heads start on an even element with element
  * stride 1 (vector_view for width 2: offset and stepping strides even, the buffer
  * aligned) and so do both rotary slices. */
-static bool rope_pairs_aligned(const bicl_context *ctx, const bicl_rope_plan *plan,
+static bool rope_pairs_aligned(const bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
                                const bicl_tensor *const views[4])
 {
     if (plan->cfg.style == BICL_ROPE_NEOX || plan->cfg.rotary_offset % 2 != 0 ||
         plan->cfg.k_rotary_offset % 2 != 0)
         return false;
     size_t align[4];
-    rope_view_aligns(ctx, views, align);
+    rope_view_aligns(ctx, memo, views, align);
     for (int i = 0; i < 4; ++i)
         if (!vector_view(views[i], align[i], 2))
             return false;
@@ -733,14 +732,14 @@ static rope_shape rope_rows_shape(const rope_views *v, size_t half)
 
 /* allow_rows false: the units form even where the rows form is wanted (its kernel's
  * work-group limit is below a row's width). */
-static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
+static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
                                     bicl_rope_source source, const rope_views *v,
                                     const bicl_tensor *const views[4], bool allow_rows)
 {
     size_t half = (size_t)plan->half;
     if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half) {
         rope_shape sh = rope_rows_shape(v, half);
-        sh.paired = rope_pairs_aligned(ctx, plan, views);
+        sh.paired = rope_pairs_aligned(ctx, memo, plan, views);
         return sh;
     }
     /* Units for the rotary pairs, and for the pass-through block when some output is not
@@ -754,7 +753,7 @@ static rope_shape rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *pla
         bicl_context_variant_for(ctx, bicl_vclass_of_rope(views[0]->dtype, views[1]->dtype));
     rope_shape sh = {0};
     sh.wg = var.work_group_size;
-    sh.vw = rope_vector_width(ctx, plan, var.vector_width, views);
+    sh.vw = rope_vector_width(ctx, memo, plan, var.vector_width, views);
     size_t rot_groups = half / sh.vw, pass_groups = (pass + sh.vw - 1) / sh.vw;
     sh.groups = (cl_uint)(rot_groups > pass_groups ? rot_groups : pass_groups);
     /* As many heads per unit as keep min_items units: with enough tokens a unit rotates
@@ -866,19 +865,20 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
 /* The launch shape of a validated call and its kernel: the rows form where the profile
  * wants it and the kernel's work-group limit holds a row (a row is one work-group: the
  * rows kernel counts on it), else the units form. */
-static bicl_status rope_shape_and_kernel(bicl_context *ctx, const bicl_rope_plan *plan,
-                                         bicl_rope_source source, int inverse, const rope_views *v,
+static bicl_status rope_shape_and_kernel(bicl_context *ctx, bicl_memo *memo,
+                                         const bicl_rope_plan *plan, bicl_rope_source source,
+                                         int inverse, const rope_views *v,
                                          const bicl_tensor *const views[4], rope_shape *sh,
                                          cl_uint *flags, bicl_kernel **k)
 {
     bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
-    *sh = rope_launch_shape(ctx, plan, source, v, views, true);
+    *sh = rope_launch_shape(ctx, memo, plan, source, v, views, true);
     bicl_status st = rope_kernel_for(ctx, plan, source, inverse, v, sh, in, out, flags, k);
     if (st != BICL_SUCCESS || !sh->rows || bicl_kernel_wg_max(ctx, *k) >= sh->units)
         return st;
     bicl_kernel_release(ctx, *k);
     *k = NULL;
-    *sh = rope_launch_shape(ctx, plan, source, v, views, false);
+    *sh = rope_launch_shape(ctx, memo, plan, source, v, views, false);
     return rope_kernel_for(ctx, plan, source, inverse, v, sh, in, out, flags, k);
 }
 
@@ -892,15 +892,17 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     bicl_clear_error();
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_launch_shape: ctx is NULL");
+    bicl_memo memo = BICL_MEMO_INIT;
     rope_views v = {0};
-    bicl_status st = check_apply(ctx, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
+    bicl_status st =
+        check_apply(ctx, &memo, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *views[4] = {q_in, q_out, k_in ? k_in : q_in, k_out ? k_out : q_out};
     rope_shape sh;
     cl_uint flags;
     bicl_kernel *k = NULL;
-    st = rope_shape_and_kernel(ctx, plan, source, 0, &v, views, &sh, &flags, &k);
+    st = rope_shape_and_kernel(ctx, &memo, plan, source, 0, &v, views, &sh, &flags, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_kernel_release(ctx, k);
@@ -923,9 +925,10 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_apply: ctx is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    bicl_memo memo = BICL_MEMO_INIT;
     rope_views v = {0};
     if (st == BICL_SUCCESS)
-        st = check_apply(ctx, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
+        st = check_apply(ctx, &memo, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
@@ -938,7 +941,7 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk;
     cl_uint flags = 0;
     bicl_kernel *k = NULL;
-    st = rope_shape_and_kernel(ctx, plan, source, inverse, &v, views, &sh, &flags, &k);
+    st = rope_shape_and_kernel(ctx, &memo, plan, source, inverse, &v, views, &sh, &flags, &k);
     if (st != BICL_SUCCESS)
         return st;
     cl_int limit = source_limit(plan, source);
@@ -1033,12 +1036,12 @@ bicl_status bicl_rope_errors(bicl_context *ctx, cl_command_queue queue, bicl_rop
 
 /* ---------------------------------------------------------- position ids */
 
-static bicl_status check_i32_vector(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                                    size_t want, bool output)
+static bicl_status check_i32_vector(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
+                                    const char *name, size_t want, bool output)
 {
     bicl_status st = bicl_dtype_check(t, name, 1u << BICL_I32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, t, name, output, !output);
+        st = bicl_tensor_check(ctx, memo, t, name, output, !output);
     if (st != BICL_SUCCESS)
         return st;
     if (t->rank != 1)
@@ -1058,19 +1061,20 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
     if (!ctx || !cu_seqlens || !positions)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_positions_packed: NULL argument");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    bicl_memo memo = BICL_MEMO_INIT;
     if (st == BICL_SUCCESS)
-        st = check_i32_vector(ctx, cu_seqlens, "cu_seqlens", 0, false);
+        st = check_i32_vector(ctx, &memo, cu_seqlens, "cu_seqlens", 0, false);
     if (st == BICL_SUCCESS && cu_seqlens->shape[0] < 2)
         st = bicl_fail(BICL_ERR_SHAPE_MISMATCH, "cu_seqlens needs B + 1 >= 2 entries");
     size_t batch = cu_seqlens->shape[0] - 1;
     if (st == BICL_SUCCESS && start)
-        st = check_i32_vector(ctx, start, "start", batch, false);
+        st = check_i32_vector(ctx, &memo, start, "start", batch, false);
     if (st == BICL_SUCCESS)
-        st = check_i32_vector(ctx, positions, "positions", 0, true);
+        st = check_i32_vector(ctx, &memo, positions, "positions", 0, true);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(positions, "positions", cu_seqlens, "cu_seqlens", false);
+        st = bicl_alias_check(&memo, positions, "positions", cu_seqlens, "cu_seqlens", false);
     if (st == BICL_SUCCESS && start)
-        st = bicl_alias_check(positions, "positions", start, "start", false);
+        st = bicl_alias_check(&memo, positions, "positions", start, "start", false);
     if (st == BICL_SUCCESS && batch > UINT32_MAX - 1)
         st = bicl_fail(BICL_ERR_EXTENT_OVERFLOW, "batch too large");
     if (st != BICL_SUCCESS)
@@ -1104,24 +1108,25 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
     if (!ctx || !mask || !positions)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_positions_padded: NULL argument");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    bicl_memo memo = BICL_MEMO_INIT;
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(mask, "mask", (1u << BICL_U8) | (1u << BICL_I32));
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(positions, "positions", 1u << BICL_I32);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, mask, "mask", false, true);
+        st = bicl_tensor_check(ctx, &memo, mask, "mask", false, true);
     if (st == BICL_SUCCESS)
-        st = bicl_tensor_check(ctx, positions, "positions", true, false);
+        st = bicl_tensor_check(ctx, &memo, positions, "positions", true, false);
     if (st == BICL_SUCCESS && (mask->rank != 2 || positions->rank != 2))
         st = bicl_fail(BICL_ERR_INVALID_RANK, "mask and positions must have rank 2 [B, S]");
     if (st == BICL_SUCCESS)
         st = bicl_shapes_equal(mask, "mask", positions, "positions");
     if (st == BICL_SUCCESS && start)
-        st = check_i32_vector(ctx, start, "start", mask->shape[0], false);
+        st = check_i32_vector(ctx, &memo, start, "start", mask->shape[0], false);
     if (st == BICL_SUCCESS)
-        st = bicl_alias_check(positions, "positions", mask, "mask", false);
+        st = bicl_alias_check(&memo, positions, "positions", mask, "mask", false);
     if (st == BICL_SUCCESS && start)
-        st = bicl_alias_check(positions, "positions", start, "start", false);
+        st = bicl_alias_check(&memo, positions, "positions", start, "start", false);
     if (st != BICL_SUCCESS)
         return st;
     const char *name = mask->dtype == BICL_U8 ? "positions_padded_u8" : "positions_padded_i32";
@@ -1264,14 +1269,15 @@ bicl_status bicl_ref_positions_padded(const void *mask, bicl_dtype mask_dtype, s
 
 /* ------------------------------------------------- for M-RoPE (src/mrope.c) */
 
-bicl_status bicl_rope_check_use(bicl_context *ctx, const bicl_rope_plan *plan,
+bicl_status bicl_rope_check_use(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
                                 bicl_rope_source source, const bicl_tensor *positions_row,
                                 const bicl_tensor *q_in, const bicl_tensor *q_out,
                                 const bicl_tensor *k_in, const bicl_tensor *k_out,
                                 bicl_rope_use *use)
 {
     rope_views v = {0};
-    bicl_status st = check_apply(ctx, plan, &source, positions_row, q_in, q_out, k_in, k_out, &v);
+    bicl_status st =
+        check_apply(ctx, memo, plan, &source, positions_row, q_in, q_out, k_in, k_out, &v);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_rope_config *c = &plan->cfg;

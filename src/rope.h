@@ -3,6 +3,7 @@
 #define BICL_SRC_ROPE_H
 
 #include "bicl/bicl.h"
+#include "tensor.h"
 
 #include <stdbool.h>
 
@@ -40,7 +41,7 @@ typedef struct bicl_rope_use {
 } bicl_rope_use;
 /* bicl_rope_apply's checks of (plan, source, positions row, q, k) and the call's
  * shape; positions_row is a rank 1 or 2 view of one position row. */
-bicl_status bicl_rope_check_use(bicl_context *ctx, const bicl_rope_plan *plan,
+bicl_status bicl_rope_check_use(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
                                 bicl_rope_source source, const bicl_tensor *positions_row,
                                 const bicl_tensor *q_in, const bicl_tensor *q_out,
                                 const bicl_tensor *k_in, const bicl_tensor *k_out,

@@ -3,6 +3,7 @@
 #define BICL_SRC_TABLES_H
 
 #include "sources.h"
+#include "tensor.h"
 
 #include <stdbool.h>
 
@@ -25,10 +26,10 @@ typedef struct bicl_table_key {
 bool bicl_dtype_is16(bicl_dtype d);
 /* Launches a table kernel (built on first use): the standard operands, then table k as
  * the one extra argument. */
-bicl_status bicl_table_launch(bicl_context *ctx, cl_command_queue queue, bicl_family family,
-                              const bicl_table_key *k, const char *instance, const char *base,
-                              const bicl_tensor *const *ops, int n_ops, cl_uint n_wait,
-                              const cl_event *wait, cl_event *done);
+bicl_status bicl_table_launch(bicl_context *ctx, bicl_memo *memo, cl_command_queue queue,
+                              bicl_family family, const bicl_table_key *k, const char *instance,
+                              const char *base, const bicl_tensor *const *ops, int n_ops,
+                              cl_uint n_wait, const cl_event *wait, cl_event *done);
 /* Frees the context's tables (bicl_context_free). */
 void bicl_tables_free(bicl_context *ctx);
 /* Tables built so far and ops that ran a table kernel (tests: the table path is taken

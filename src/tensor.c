@@ -67,32 +67,57 @@ static bool last_element(const bicl_tensor *t, size_t *last)
 
 static bool self_overlaps(const bicl_tensor *t);
 
-static bicl_status check_mem(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                             bool output, size_t bytes)
+/* Every property the checks read of one cl_mem, queried at once; none of them can change
+ * while the handle lives. */
+static void query_facts(cl_mem mem, bicl_mem_facts *f)
 {
-    cl_context mc = NULL;
-    cl_int err = clGetMemObjectInfo(t->mem, CL_MEM_CONTEXT, sizeof mc, &mc, NULL);
-    if (err != CL_SUCCESS)
+    memset(f, 0, sizeof *f);
+    f->mem = mem;
+    f->err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof f->context, &f->context, NULL);
+    if (f->err != CL_SUCCESS)
+        return;
+    clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof f->type, &f->type, NULL);
+    clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof f->size, &f->size, NULL);
+    clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof f->flags, &f->flags, NULL);
+    if (clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof f->parent, &f->parent, NULL) !=
+        CL_SUCCESS)
+        f->parent = NULL;
+    if (f->parent &&
+        clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof f->origin, &f->origin, NULL) != CL_SUCCESS)
+        f->origin_unknown = true;
+}
+
+const bicl_mem_facts *bicl_mem_facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
+{
+    if (memo)
+        for (int i = 0; i < memo->n; ++i)
+            if (memo->facts[i].mem == mem)
+                return &memo->facts[i];
+    bicl_mem_facts *f = memo && memo->n < BICL_MEMO_MAX ? &memo->facts[memo->n++] : scratch;
+    query_facts(mem, f);
+    return f;
+}
+
+static bicl_status check_mem(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
+                             const char *name, bool output, size_t bytes)
+{
+    bicl_mem_facts scratch;
+    const bicl_mem_facts *f = bicl_mem_facts_of(memo, t->mem, &scratch);
+    if (f->err != CL_SUCCESS)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: cl_mem rejected by OpenCL (%s)", name,
-                         bicl_cl_error_name(err));
-    if (mc != ctx->cl_ctx)
+                         bicl_cl_error_name(f->err));
+    if (f->context != ctx->cl_ctx)
         return bicl_fail(BICL_ERR_CONTEXT_MISMATCH, "%s: buffer of another cl_context", name);
-    cl_mem_object_type type = 0;
-    clGetMemObjectInfo(t->mem, CL_MEM_TYPE, sizeof type, &type, NULL);
-    if (type != CL_MEM_OBJECT_BUFFER)
+    if (f->type != CL_MEM_OBJECT_BUFFER)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: not a buffer (an image?)", name);
-    size_t size = 0;
-    clGetMemObjectInfo(t->mem, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (bytes > size)
+    if (bytes > f->size)
         return bicl_fail(BICL_ERR_OUT_OF_BOUNDS,
                          "%s: view needs %zu bytes, the buffer has %zu (CL_MEM_SIZE)", name, bytes,
-                         size);
-    cl_mem_flags flags = 0;
-    clGetMemObjectInfo(t->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
-    if (output && (flags & CL_MEM_READ_ONLY))
+                         f->size);
+    if (output && (f->flags & CL_MEM_READ_ONLY))
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: output buffer is CL_MEM_READ_ONLY", name);
     /* A kernel reading a CL_MEM_WRITE_ONLY buffer is undefined behaviour in OpenCL. */
-    if (!output && (flags & CL_MEM_WRITE_ONLY))
+    if (!output && (f->flags & CL_MEM_WRITE_ONLY))
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: input buffer is CL_MEM_WRITE_ONLY", name);
     return BICL_SUCCESS;
 }
@@ -104,24 +129,22 @@ static size_t low_bit(uintptr_t v, size_t cap)
     return v == 0 || b > cap ? cap : (size_t)b;
 }
 
-size_t bicl_mem_align(const bicl_context *ctx, cl_mem mem)
+size_t bicl_mem_align(const bicl_context *ctx, bicl_memo *memo, cl_mem mem)
 {
     size_t base = ctx->info.mem_base_align_bytes ? (size_t)ctx->info.mem_base_align_bytes : 1;
-    cl_mem parent = NULL;
-    if (clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
-            CL_SUCCESS &&
-        parent) {
-        size_t origin = 0;
-        if (clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL) != CL_SUCCESS)
+    bicl_mem_facts scratch;
+    const bicl_mem_facts *f = bicl_mem_facts_of(memo, mem, &scratch);
+    if (f->err != CL_SUCCESS)
+        return 1;
+    if (f->parent) {
+        if (f->origin_unknown)
             return 1;
-        return low_bit(origin, bicl_mem_align(ctx, parent));
+        size_t origin = f->origin; /* scratch may be reused by the parent's query */
+        return low_bit(origin, bicl_mem_align(ctx, memo, f->parent));
     }
     /* The runtime places its own allocations on the device's base alignment; a buffer
      * over the engine's memory (zero copy) starts wherever that memory does. */
-    cl_mem_flags flags = 0;
-    if (clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS)
-        return 1;
-    if (!(flags & CL_MEM_USE_HOST_PTR))
+    if (!(f->flags & CL_MEM_USE_HOST_PTR))
         return base;
     void *host = NULL;
     if (clGetMemObjectInfo(mem, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS || !host)
@@ -166,8 +189,8 @@ bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output,
     return BICL_SUCCESS;
 }
 
-bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                              bool output, bool broadcast_ok)
+bicl_status bicl_tensor_check(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
+                              const char *name, bool output, bool broadcast_ok)
 {
     /* The NULL handle first: it is the engine's most likely mistake, and it names the
      * argument more precisely than the shape checks that follow. */
@@ -177,7 +200,7 @@ bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, con
     bicl_status st = bicl_view_check(t, name, output, broadcast_ok, &bytes);
     if (st != BICL_SUCCESS)
         return st;
-    return check_mem(ctx, t, name, output, bytes);
+    return check_mem(ctx, memo, t, name, output, bytes);
 }
 
 bicl_status bicl_dtype_check(const bicl_tensor *t, const char *name, unsigned allowed)
@@ -437,24 +460,19 @@ bicl_view_relation bicl_views_relate(const bicl_tensor *a, size_t a_origin, cons
 }
 
 /* The buffer a view's cl_mem is carved from, and where it starts in it. */
-static cl_mem base_buffer(const bicl_tensor *t, size_t *origin)
+static cl_mem base_buffer(bicl_memo *memo, const bicl_tensor *t, size_t *origin)
 {
-    cl_mem parent = NULL;
-    *origin = 0;
-    if (clGetMemObjectInfo(t->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
-            CL_SUCCESS &&
-        parent) {
-        clGetMemObjectInfo(t->mem, CL_MEM_OFFSET, sizeof *origin, origin, NULL);
-        return parent;
-    }
-    return t->mem;
+    bicl_mem_facts scratch;
+    const bicl_mem_facts *f = bicl_mem_facts_of(memo, t->mem, &scratch);
+    *origin = f->parent ? f->origin : 0;
+    return f->parent ? f->parent : t->mem;
 }
 
-bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_tensor *other,
-                             const char *oth, bool identical_ok)
+bicl_status bicl_alias_check(bicl_memo *memo, const bicl_tensor *out, const char *on,
+                             const bicl_tensor *other, const char *oth, bool identical_ok)
 {
     size_t oo = 0, to = 0;
-    if (base_buffer(out, &oo) != base_buffer(other, &to))
+    if (base_buffer(memo, out, &oo) != base_buffer(memo, other, &to))
         return BICL_SUCCESS;
     switch (bicl_views_relate(out, oo, other, to)) {
     case BICL_VIEWS_DISJOINT:

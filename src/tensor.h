@@ -14,10 +14,38 @@ typedef struct bicl_operand {
     bool broadcast_ok; /* zero strides allowed (inputs) */
 } bicl_operand;
 
+/* What a call learns of one cl_mem (clGetMemObjectInfo), asked once per call: its views
+ * share buffers (in place, q and k in one fused buffer), and the context, type, size,
+ * flags, parent and origin of a handle never change while it lives. A memo lives for one
+ * call only: a handle released after it may come back as another buffer. */
+typedef struct bicl_mem_facts {
+    cl_mem mem;
+    cl_int err; /* CL_MEM_CONTEXT's status: not CL_SUCCESS for a rejected handle */
+    cl_context context;
+    cl_mem_object_type type;
+    size_t size;
+    cl_mem_flags flags;
+    cl_mem parent;       /* a sub-buffer's CL_MEM_ASSOCIATED_MEMOBJECT, else NULL */
+    size_t origin;       /* a sub-buffer's CL_MEM_OFFSET */
+    bool origin_unknown; /* that query failed */
+} bicl_mem_facts;
+#define BICL_MEMO_MAX 10
+typedef struct bicl_memo {
+    int n;
+    bicl_mem_facts facts[BICL_MEMO_MAX];
+} bicl_memo;
+#define BICL_MEMO_INIT                                                                             \
+    {                                                                                              \
+        0                                                                                          \
+    }
+/* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
+ * memo is NULL or full). */
+const bicl_mem_facts *bicl_mem_facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch);
+
 /* Checks one view on its own: handle, context, rank, extents, strides, dtype,
- * bounds against CL_MEM_SIZE, self-overlap for outputs. */
-bicl_status bicl_tensor_check(const bicl_context *ctx, const bicl_tensor *t, const char *name,
-                              bool output, bool broadcast_ok);
+ * bounds against CL_MEM_SIZE, self-overlap for outputs. memo: the call's (or NULL). */
+bicl_status bicl_tensor_check(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
+                              const char *name, bool output, bool broadcast_ok);
 /* The device-free part of bicl_tensor_check (everything but the cl_mem): *bytes gets
  * the bytes the view needs from the start of its buffer. Fuzzed (tests/fuzz). */
 bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output, bool broadcast_ok,
@@ -43,8 +71,8 @@ bicl_status bicl_shapes_equal(const bicl_tensor *a, const char *an, const bicl_t
                               const char *bn);
 /* Checks aliasing between an output and another operand: allowed only when identical
  * views of the same element size and `identical_ok` (in place). */
-bicl_status bicl_alias_check(const bicl_tensor *out, const char *on, const bicl_tensor *other,
-                             const char *oth, bool identical_ok);
+bicl_status bicl_alias_check(bicl_memo *memo, const bicl_tensor *out, const char *on,
+                             const bicl_tensor *other, const char *oth, bool identical_ok);
 bicl_status bicl_queue_check(const bicl_context *ctx, cl_command_queue q, cl_uint n_wait,
                              const cl_event *wait);
 /* The alignment in bytes (a power of two, at most the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN)
@@ -52,7 +80,7 @@ bicl_status bicl_queue_check(const bicl_context *ctx, cl_command_queue q, cl_uin
  * alignment for the runtime's own allocations, the host pointer's for CL_MEM_USE_HOST_PTR
  * (zero copy: OpenCL promises only element alignment there), and a sub-buffer's origin
  * within its parent's. Vector kernels run only where every operand is aligned so. */
-size_t bicl_mem_align(const bicl_context *ctx, cl_mem mem);
+size_t bicl_mem_align(const bicl_context *ctx, bicl_memo *memo, cl_mem mem);
 
 /* Up to 4 dims after merging dims that are contiguous in every operand. */
 #define BICL_MAX_OPERANDS 6

@@ -5,7 +5,8 @@
  * unless the test armed a fault for that entry point with bicl_fault_arm().
  *
  * It also counts buffers created and released, so that a test can see that a failing
- * call released what it had already allocated. */
+ * call released what it had already allocated, and the calls of clGetMemObjectInfo, so
+ * that a test can see how often a call asks about its buffers (host overhead). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
@@ -31,6 +32,7 @@ static fault faults[F_COUNT] = {
     {"clEnqueueReadBuffer", 0, 0, 0, 0},
 };
 static _Atomic long buffers_live;
+static _Atomic long mem_queries;
 
 static fault *find(const char *entry)
 {
@@ -62,6 +64,11 @@ int bicl_fault_hits(const char *entry)
 long bicl_fault_buffers_live(void)
 {
     return atomic_load(&buffers_live);
+}
+
+long bicl_fault_calls(const char *entry)
+{
+    return strcmp(entry, "clGetMemObjectInfo") == 0 ? atomic_load(&mem_queries) : -1;
 }
 
 /* The error to return for this call, or CL_SUCCESS to forward it. */
@@ -119,16 +126,26 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags flags,
     return m;
 }
 
+typedef cl_int (*mem_info_fn)(cl_mem, cl_mem_info, size_t, void *, size_t *);
+
+CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info what, size_t size,
+                                                   void *value, size_t *size_ret)
+{
+    atomic_fetch_add(&mem_queries, 1);
+    return REAL(mem_info_fn, clGetMemObjectInfo)(m, what, size, value, size_ret);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m)
 {
     typedef cl_int (*fn)(cl_mem);
+    mem_info_fn info = REAL(mem_info_fn, clGetMemObjectInfo); /* not counted: the shim's own */
     cl_mem_object_type type = 0;
     cl_uint refs = 0;
     /* Only the last release of a buffer (not a sub-buffer) ends it. */
-    if (clGetMemObjectInfo(m, CL_MEM_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-        clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS) {
+    if (info(m, CL_MEM_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+        info(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS) {
         cl_mem parent = NULL;
-        clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+        info(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
         if (type == CL_MEM_OBJECT_BUFFER && !parent && refs == 1)
             atomic_fetch_sub(&buffers_live, 1);
     }

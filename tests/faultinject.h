@@ -17,9 +17,13 @@ int bicl_fault_arm(const char *entry, cl_int err, int skip, int count);
 int bicl_fault_hits(const char *entry);
 /* Buffers created by clCreateBuffer and not yet released for the last time. */
 long bicl_fault_buffers_live(void);
+/* Calls of `entry` made so far by the program (not by the shim itself); clGetMemObjectInfo
+ * only, -1 for other entries. */
+long bicl_fault_calls(const char *entry);
 
 typedef int (*bicl_fault_arm_fn)(const char *, cl_int, int, int);
 typedef int (*bicl_fault_hits_fn)(const char *);
 typedef long (*bicl_fault_live_fn)(void);
+typedef long (*bicl_fault_calls_fn)(const char *);
 
 #endif

@@ -15,13 +15,15 @@
 static bicl_fault_arm_fn fault_arm;
 static bicl_fault_hits_fn fault_hits;
 static bicl_fault_live_fn buffers_live;
+static bicl_fault_calls_fn fault_calls;
 
 static int faults_setup(void **state)
 {
     fault_arm = (bicl_fault_arm_fn)dlsym(RTLD_DEFAULT, "bicl_fault_arm");
     fault_hits = (bicl_fault_hits_fn)dlsym(RTLD_DEFAULT, "bicl_fault_hits");
     buffers_live = (bicl_fault_live_fn)dlsym(RTLD_DEFAULT, "bicl_fault_buffers_live");
-    if (!fault_arm || !fault_hits || !buffers_live) {
+    fault_calls = (bicl_fault_calls_fn)dlsym(RTLD_DEFAULT, "bicl_fault_calls");
+    if (!fault_arm || !fault_hits || !buffers_live || !fault_calls) {
         fprintf(stderr, "test_faults needs the shim: LD_PRELOAD=libbicl_faultinject.so\n");
         return -1;
     }
@@ -127,14 +129,23 @@ static bicl_status op_positions(test_env *e, fixture *f, cl_event *ev)
 {
     return bicl_positions_packed(e->ctx, e->queue, &f->tcu, NULL, &f->tpout, 0, NULL, ev);
 }
+/* Decode's form: q and k rotated in place, each in a buffer of its own (x and g). */
+static bicl_status op_rope_qk_in_place(test_env *e, fixture *f, cl_event *ev)
+{
+    bicl_tensor k = f->tq;
+    k.mem = f->g.mem;
+    return bicl_rope_apply(e->ctx, e->queue, f->plan, BICL_ROPE_SOURCE_TABLE, 0, &f->tpos, &f->tq,
+                           &f->tq, &k, &k, 0, NULL, ev);
+}
 
 static const struct {
     const char *name;
     op_fn run;
+    int buffers; /* distinct cl_mem objects the call is given */
 } ops[] = {
-    {"cast", op_cast},     {"unary", op_unary},       {"glu", op_glu},
-    {"binary", op_binary}, {"residual", op_residual}, {"mask", op_mask},
-    {"causal", op_causal}, {"rope", op_rope},         {"positions", op_positions},
+    {"cast", op_cast, 2},     {"unary", op_unary, 2},       {"glu", op_glu, 3},
+    {"binary", op_binary, 3}, {"residual", op_residual, 4}, {"mask", op_mask, 3},
+    {"causal", op_causal, 2}, {"rope", op_rope, 3},         {"positions", op_positions, 2},
 };
 
 /* Every byte of the output buffers, canary bands included. */
@@ -372,9 +383,41 @@ static void read_fault_in_rope_errors(void **state)
     fixture_free(&f);
 }
 
+/* What a call asks OpenCL about one buffer, once (src/tensor.h, bicl_mem_facts): its
+ * context, type, size, flags and parent. */
+#define QUERIES_PER_BUFFER 5
+
+/* Host overhead: a call asks about each buffer it is given once, however many of its
+ * views share the buffer and however many checks read them (RoPE with q and k in place
+ * asked 38 times about its 3 buffers before the call's memo, docs/performance.md). */
+static void buffer_queries_once_per_call(void **state)
+{
+    test_env *env = *state;
+    fixture f;
+    fixture_new(env, &f);
+    for (size_t o = 0; o <= sizeof ops / sizeof ops[0]; ++o) {
+        bool last = o == sizeof ops / sizeof ops[0];
+        op_fn run = last ? op_rope_qk_in_place : ops[o].run;
+        const char *name = last ? "rope, q and k in place" : ops[o].name;
+        long buffers = last ? 3 : ops[o].buffers;
+        assert_int_equal(run(env, &f, NULL), BICL_SUCCESS); /* builds its kernel */
+        long before = fault_calls("clGetMemObjectInfo");
+        assert_int_equal(run(env, &f, NULL), BICL_SUCCESS);
+        long asked = fault_calls("clGetMemObjectInfo") - before;
+        if (asked > QUERIES_PER_BUFFER * buffers)
+            fail_msg("%s: %ld buffer queries for %ld buffers (at most %d each)", name, asked,
+                     buffers, QUERIES_PER_BUFFER);
+        if (asked < buffers) /* every buffer is checked: a count that cannot be right */
+            fail_msg("%s: %ld buffer queries for %ld buffers", name, asked, buffers);
+    }
+    assert_int_equal(clFinish(env->queue), CL_SUCCESS);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buffer_queries_once_per_call),
         cmocka_unit_test(enqueue_faults_are_statuses),
         cmocka_unit_test(plan_allocation_faults_leak_nothing),
         cmocka_unit_test(build_and_kernel_faults_are_statuses),
