@@ -947,6 +947,7 @@ static void variant_sweep(bench *b, size_t bytes)
         {"scale", BICL_BF16, BICL_BF16, OP_SCALE, 0},
         {"cast", BICL_F32, BICL_BF16, OP_CAST, 0},
         {"cast", BICL_BF16, BICL_F32, OP_CAST, 0},
+        {"cast", BICL_F32, BICL_F16, OP_CAST, 0},
         {"residual_add", BICL_BF16, BICL_BF16, OP_RESIDUAL, 0},
         {"bias_add", BICL_BF16, BICL_BF16, OP_BIAS, 0},
         {"mask_fill", BICL_F32, BICL_F32, OP_MASK, 0},

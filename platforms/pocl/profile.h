@@ -7,8 +7,13 @@
  * the double path not vectorising either way). Measured with `bicl-bench --device pocl
  * --sweep-only --max-mib 32 --reps 3` on PoCL 3.1, 2 cores of an AMD EPYC under load,
  * 2026-12-03 (GB/s,
- * docs/performance.md): 32-bit inputs fastest at 4-wide (f32 scale 14 at 4/4/0 vs 6 at
- * 1/1/0, f32 -> bf16 cast 13 vs 3; f32 add prefers 1/1: 9-13 vs 3); 16-bit inputs at
+ * docs/performance.md): 32-bit inputs fastest at 4-wide then (f32 scale 14 at 4/4/0 vs 6 at
+ * 1/1/0, f32 -> bf16 cast 13 vs 3; f32 add prefers 1/1: 9-13 vs 3), but since the rows_s
+ * kernel's full groups run without a per-item test (BICL_ROWS_S_GUARDED) class 32 is at
+ * 1/1/0 too (2026-12-05, fourteenth session: `--sweep-only --sweep-op OP --max-mib 64`,
+ * 1/1/0 against 4/4/0: cast f32 -> f16 34 vs 10 GB/s, scale 34 vs 16, cast f32 -> bf16
+ * 37 vs 30, mask fill 33 vs 27, relu 34 vs 18; 4/4/0's f16 store stayed 2-wide in the IR,
+ * the rows_s kernel 8-wide); 16-bit inputs at
  * 1/1/0, the loop-free rows_s kernel (bf16 add 2 vs 1 at 1/2/0, silu bf16 table 8 vs 3,
  * residual add 3 vs 3). Two 32-bit inputs (class 32x2) at 1/1/0 too: on 2026-12-04
  * (`--sweep-only --sweep-op OP --max-mib 16 --reps 3`, copy 14-15 GB/s) f32 add ran 8
@@ -26,5 +31,5 @@
  * the same runs; 2026-12-05). The computed activations with a fast form in the fix-up
  * form (the last field, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30 of
  * copy at 64 MiB, docs/performance.md, 2026-12-05). */
-BICL_PROFILE("pocl", (4, 4, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
+BICL_PROFILE("pocl", (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
              (4, 4, 0), 1, 0, 1)
