@@ -116,19 +116,17 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
 
 /* ------------------------------------------------------------------ glu */
 
-bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
-                     const bicl_glu_params *params, const bicl_tensor *gate, const bicl_tensor *up,
-                     const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
+/* bicl_glu after its common start, with the call's memo (bicl_glu_fused shares its own). */
+static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue queue,
+                           bicl_glu_act act, const bicl_glu_params *params, const bicl_tensor *gate,
+                           const bicl_tensor *up, const bicl_tensor *y, cl_uint n_wait,
+                           const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
-    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu");
-    if (st != BICL_SUCCESS)
-        return st;
     if ((int)act < 0 || act >= BICL_GLU_COUNT_)
         return bicl_fail(BICL_ERR_INVALID_ENUM, "bicl_glu: unknown activation %d", (int)act);
     const bicl_op_info *info = bicl_glu_info((int)act);
     float p[BICL_OP_MAX_PARAMS];
-    st = bicl_glu_params_gather(info, params, p, "bicl_glu", true);
+    bicl_status st = bicl_glu_params_gather(info, params, p, "bicl_glu", true);
     if (st != BICL_SUCCESS)
         return st;
     int rounding = params ? params->rounding : BICL_GLU_ROUND_F32;
@@ -194,6 +192,17 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
                                       extra, 3, n_wait, wait, done);
 }
 
+bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
+                     const bicl_glu_params *params, const bicl_tensor *gate, const bicl_tensor *up,
+                     const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
+{
+    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu");
+    if (st != BICL_SUCCESS)
+        return st;
+    return glu_run(ctx, &memo, queue, act, params, gate, up, y, n_wait, wait, done);
+}
+
 bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
                            const bicl_glu_params *params, bicl_glu_layout layout,
                            const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
@@ -230,8 +239,8 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
     }
     const bicl_op_info *info = bicl_glu_info((int)act);
     if (info && info->order == BICL_GLU_ORDER_UP)
-        return bicl_glu(ctx, queue, act, params, &second, &first, y, n_wait, wait, done);
-    return bicl_glu(ctx, queue, act, params, &first, &second, y, n_wait, wait, done);
+        return glu_run(ctx, memo, queue, act, params, &second, &first, y, n_wait, wait, done);
+    return glu_run(ctx, memo, queue, act, params, &first, &second, y, n_wait, wait, done);
 }
 
 /* --------------------------------------------------------------- binary */

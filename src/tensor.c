@@ -78,16 +78,23 @@ static void query_facts(cl_mem mem, bicl_mem_facts *f)
         return;
     clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof f->type, &f->type, NULL);
     clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof f->size, &f->size, NULL);
-    clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof f->flags, &f->flags, NULL);
+    f->flags_unknown =
+        clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof f->flags, &f->flags, NULL) != CL_SUCCESS;
     if (clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof f->parent, &f->parent, NULL) !=
         CL_SUCCESS)
         f->parent = NULL;
     if (f->parent &&
         clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof f->origin, &f->origin, NULL) != CL_SUCCESS)
         f->origin_unknown = true;
+    /* zero copy: where the engine's memory starts (the vector kernels' alignment) */
+    if (!f->flags_unknown && (f->flags & CL_MEM_USE_HOST_PTR) &&
+        clGetMemObjectInfo(mem, CL_MEM_HOST_PTR, sizeof f->host, &f->host, NULL) != CL_SUCCESS)
+        f->host = NULL;
 }
 
-const bicl_mem_facts *bicl_mem_facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
+/* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
+ * memo is NULL or full). The pointer lives as long as the memo or the scratch. */
+static const bicl_mem_facts *facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
 {
     if (memo)
         for (int i = 0; i < memo->n; ++i)
@@ -102,7 +109,7 @@ static bicl_status check_mem(const bicl_context *ctx, bicl_memo *memo, const bic
                              const char *name, bool output, size_t bytes)
 {
     bicl_mem_facts scratch;
-    const bicl_mem_facts *f = bicl_mem_facts_of(memo, t->mem, &scratch);
+    const bicl_mem_facts *f = facts_of(memo, t->mem, &scratch);
     if (f->err != CL_SUCCESS)
         return bicl_fail(BICL_ERR_INVALID_HANDLE, "%s: cl_mem rejected by OpenCL (%s)", name,
                          bicl_cl_error_name(f->err));
@@ -133,23 +140,18 @@ size_t bicl_mem_align(const bicl_context *ctx, bicl_memo *memo, cl_mem mem)
 {
     size_t base = ctx->info.mem_base_align_bytes ? (size_t)ctx->info.mem_base_align_bytes : 1;
     bicl_mem_facts scratch;
-    const bicl_mem_facts *f = bicl_mem_facts_of(memo, mem, &scratch);
+    const bicl_mem_facts *f = facts_of(memo, mem, &scratch);
     if (f->err != CL_SUCCESS)
         return 1;
-    if (f->parent) {
-        if (f->origin_unknown)
-            return 1;
-        size_t origin = f->origin; /* scratch may be reused by the parent's query */
-        return low_bit(origin, bicl_mem_align(ctx, memo, f->parent));
-    }
+    if (f->parent)
+        return f->origin_unknown ? 1 : low_bit(f->origin, bicl_mem_align(ctx, memo, f->parent));
     /* The runtime places its own allocations on the device's base alignment; a buffer
      * over the engine's memory (zero copy) starts wherever that memory does. */
+    if (f->flags_unknown)
+        return 1;
     if (!(f->flags & CL_MEM_USE_HOST_PTR))
         return base;
-    void *host = NULL;
-    if (clGetMemObjectInfo(mem, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS || !host)
-        return 1;
-    return low_bit((uintptr_t)host, base);
+    return f->host ? low_bit((uintptr_t)f->host, base) : 1;
 }
 
 bicl_status bicl_view_check(const bicl_tensor *t, const char *name, bool output, bool broadcast_ok,
@@ -459,12 +461,14 @@ bicl_view_relation bicl_views_relate(const bicl_tensor *a, size_t a_origin, cons
     return same_stride_views_overlap(a, b, d) ? BICL_VIEWS_OVERLAP : BICL_VIEWS_DISJOINT;
 }
 
-/* The buffer a view's cl_mem is carved from, and where it starts in it. */
-static cl_mem base_buffer(bicl_memo *memo, const bicl_tensor *t, size_t *origin)
+/* The buffer a view's cl_mem is carved from, and where it starts in it (*known false:
+ * a sub-buffer whose CL_MEM_OFFSET the runtime did not give). */
+static cl_mem base_buffer(bicl_memo *memo, const bicl_tensor *t, size_t *origin, bool *known)
 {
     bicl_mem_facts scratch;
-    const bicl_mem_facts *f = bicl_mem_facts_of(memo, t->mem, &scratch);
+    const bicl_mem_facts *f = facts_of(memo, t->mem, &scratch);
     *origin = f->parent ? f->origin : 0;
+    *known = !f->origin_unknown;
     return f->parent ? f->parent : t->mem;
 }
 
@@ -472,9 +476,16 @@ bicl_status bicl_alias_check(bicl_memo *memo, const bicl_tensor *out, const char
                              const bicl_tensor *other, const char *oth, bool identical_ok)
 {
     size_t oo = 0, to = 0;
-    if (base_buffer(memo, out, &oo) != base_buffer(memo, other, &to))
+    bool ok_known = true, to_known = true;
+    bicl_view_relation rel;
+    if (out->mem == other->mem) { /* one cl_mem: one origin, whatever it is */
+        rel = bicl_views_relate(out, 0, other, 0);
+    } else if (base_buffer(memo, out, &oo, &ok_known) != base_buffer(memo, other, &to, &to_known)) {
         return BICL_SUCCESS;
-    switch (bicl_views_relate(out, oo, other, to)) {
+    } else { /* an origin not known: the views may meet anywhere in their buffer */
+        rel = ok_known && to_known ? bicl_views_relate(out, oo, other, to) : BICL_VIEWS_OVERLAP;
+    }
+    switch (rel) {
     case BICL_VIEWS_DISJOINT:
         return BICL_SUCCESS;
     case BICL_VIEWS_IDENTICAL:

@@ -16,8 +16,10 @@ typedef struct bicl_operand {
 
 /* What a call learns of one cl_mem (clGetMemObjectInfo), asked once per call: its views
  * share buffers (in place, q and k in one fused buffer), and the context, type, size,
- * flags, parent and origin of a handle never change while it lives. A memo lives for one
- * call only: a handle released after it may come back as another buffer. */
+ * flags, parent, origin and host pointer of a handle never change while it lives. A memo
+ * lives for one call only: a handle released after it may come back as another buffer.
+ * A sub-buffer's parent takes an entry of its own (its flags and host pointer give the
+ * alignment). */
 typedef struct bicl_mem_facts {
     cl_mem mem;
     cl_int err; /* CL_MEM_CONTEXT's status: not CL_SUCCESS for a rejected handle */
@@ -25,9 +27,11 @@ typedef struct bicl_mem_facts {
     cl_mem_object_type type;
     size_t size;
     cl_mem_flags flags;
+    bool flags_unknown;  /* that query failed */
     cl_mem parent;       /* a sub-buffer's CL_MEM_ASSOCIATED_MEMOBJECT, else NULL */
     size_t origin;       /* a sub-buffer's CL_MEM_OFFSET */
     bool origin_unknown; /* that query failed */
+    void *host;          /* CL_MEM_HOST_PTR of a CL_MEM_USE_HOST_PTR buffer, else NULL */
 } bicl_mem_facts;
 #define BICL_MEMO_MAX 10
 typedef struct bicl_memo {
@@ -38,9 +42,6 @@ typedef struct bicl_memo {
     {                                                                                              \
         0                                                                                          \
     }
-/* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
- * memo is NULL or full). */
-const bicl_mem_facts *bicl_mem_facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch);
 
 /* Checks one view on its own: handle, context, rank, extents, strides, dtype,
  * bounds against CL_MEM_SIZE, self-overlap for outputs. memo: the call's (or NULL). */

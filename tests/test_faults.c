@@ -104,6 +104,14 @@ static bicl_status op_glu(test_env *e, fixture *f, cl_event *ev)
 {
     return bicl_glu(e->ctx, e->queue, BICL_GLU_SWIGLU, NULL, &f->tx, &f->tg, &f->ty, 0, NULL, ev);
 }
+/* x's rows as gate and up halves (4 + 4 of 8), y's first half columns */
+static bicl_status op_glu_fused(test_env *e, fixture *f, cl_event *ev)
+{
+    bicl_tensor y = f->ty; /* rows keep their pitch of HDIM */
+    y.shape[1] = HDIM / 2;
+    return bicl_glu_fused(e->ctx, e->queue, BICL_GLU_SWIGLU, NULL, BICL_GLU_HALVES, &f->tx, &y, 0,
+                          NULL, ev);
+}
 static bicl_status op_binary(test_env *e, fixture *f, cl_event *ev)
 {
     return bicl_binary(e->ctx, e->queue, BICL_BINARY_MUL, &f->tx, &f->tg, &f->ty, 0, NULL, ev);
@@ -143,9 +151,10 @@ static const struct {
     op_fn run;
     int buffers; /* distinct cl_mem objects the call is given */
 } ops[] = {
-    {"cast", op_cast, 2},     {"unary", op_unary, 2},       {"glu", op_glu, 3},
-    {"binary", op_binary, 3}, {"residual", op_residual, 4}, {"mask", op_mask, 3},
-    {"causal", op_causal, 2}, {"rope", op_rope, 3},         {"positions", op_positions, 2},
+    {"cast", op_cast, 2},           {"unary", op_unary, 2},   {"glu", op_glu, 3},
+    {"glu_fused", op_glu_fused, 2}, {"binary", op_binary, 3}, {"residual", op_residual, 4},
+    {"mask", op_mask, 3},           {"causal", op_causal, 2}, {"rope", op_rope, 3},
+    {"positions", op_positions, 2},
 };
 
 /* Every byte of the output buffers, canary bands included. */
