@@ -118,7 +118,12 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
     } while (0)
 
-/* The RoPE kernels' parameters, one list for both forms (src/rope.c sets them once).
+/* The RoPE kernels' parameters (src/rope.c, rope_args, sets them): ROPE_PARAMS for the
+ * general kernels, ROPE_PARAMS_SPEC for a units kernel specialised to its layout (without
+ * the layout values that are its constants: hq, hk, half_r, lay, groups and flags), and
+ * ROPE_PARAMS_ROWS_SPEC for a specialised rows kernel (without those, nor what the rows
+ * form does not use: T, hpu, hblocks, the inline sources and ipt). Fewer arguments cost
+ * less per enqueue (PoCL copies every argument per command; docs/performance.md).
  * pos is restrict: the host rejects outputs that overlap the positions (check_apply), so
  * a kernel's stores never change a position. Without it LLVM reloads the row's position
  * after every 32-bit store that might alias it (GPT-J's paired words, f32 outputs), and
@@ -132,6 +137,25 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         uint half_r_a, uint4 lay_a, uint groups_a, uint hpu_a, uint hblocks_a, uint flags_a,       \
         global const float2 *table, global const ulong *inv_bits, global const float *inv_f,       \
         ulong attn_bits, float attn_f, int limit, global int *err, uint ipt
+#define ROPE_PARAMS_SPEC(TI, TO)                                                                   \
+    global const int *restrict pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,   \
+        global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
+        ulong qo_off, ulong4 qo_st, global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,     \
+        global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, uint hpu_a, uint hblocks_a,           \
+        global const float2 *table, global const ulong *inv_bits, global const float *inv_f,       \
+        ulong attn_bits, float attn_f, int limit, global int *err, uint ipt
+#define ROPE_PARAMS_ROWS_SPEC(TI, TO)                                                              \
+    global const int *restrict pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,            \
+        global const BICL_ST_##TI *qi, ulong qi_off, ulong4 qi_st, global BICL_ST_##TO *qo,        \
+        ulong qo_off, ulong4 qo_st, global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,     \
+        global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, global const float2 *table,           \
+        int limit, global int *err
+/* What the general rows kernel takes and does not use (its specialised form does not
+ * take it). */
+#define ROPE_UNUSED_ROWS()                                                                         \
+    (void)T, (void)groups_a, (void)hpu_a, (void)hblocks_a, (void)ipt, (void)inv_bits, (void)inv_f, \
+        (void)attn_bits, (void)attn_f
+#define ROPE_UNUSED_NONE()
 
 /* Arguments: positions (buffer, offset, b and s strides), S (tokens per row), T
  * (tokens); q in/out views (buffer, offset, (b, s, head, element) strides), hq; the same
@@ -142,13 +166,12 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
  * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
  * multiples of VW, so a whole group of VW lies on one side. */
-#define ROPE_KERNEL_AS(NAME, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)              \
-    kernel void NAME(ROPE_PARAMS(TI, TO))                                                          \
+#define ROPE_KERNEL_AS(NAME, PARAMS, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)      \
+    kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         /* the arguments, or a specialised program's constants in their place */                 \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), groups = (GROUPS), flags = (FLAGS);      \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
-        (void)hq_a, (void)hk_a, (void)half_r_a, (void)lay_a, (void)groups_a, (void)flags_a;        \
         /* every head in one block: the head loop's bounds are constants when hq, hk are */        \
         const bool all_heads = (flags & ROPE_ALL_HEADS) != 0;                                      \
         const uint hpu = all_heads ? hq + hk : hpu_a, hblocks = all_heads ? 1u : hblocks_a;        \
@@ -262,41 +285,41 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
 
 /* The general kernel: every layout value an argument. */
 #define ROPE_KERNEL(TI, TO, VW)                                                                    \
-    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, TI, TO, VW, flags_a, half_r_a, groups_a, lay_a.s0,    \
-                   lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, ROPE_PARAMS, TI, TO, VW, flags_a, half_r_a, groups_a, \
+                   lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
 
 /* A kernel specialised to one layout (src/rope.c, rope_kernel_acquire): flags (with
  * ROPE_ALL_HEADS and ROPE_ONE_ROW), rotary_dim / 2, groups, lay and the head counts are
- * constants, so that the compiler folds the layout branches and the index arithmetic.
- * The same arguments are passed and ignored: the host's argument code is one for both
- * kernels. Bits are the general kernel's: the same operations on the same values. On the
- * H200 it took llama's bf16 RoPE from 0.77 to 0.87-0.88 of copy (docs/performance.md). */
+ * constants, so that the compiler folds the layout branches and the index arithmetic,
+ * and are not arguments (ROPE_PARAMS_SPEC). Bits are the general kernel's: the same
+ * operations on the same values. On the H200 it took llama's bf16 RoPE from 0.77 to 0.87-0.88 of
+ * copy (docs/performance.md). */
 #define ROPE_KERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                          \
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
                        ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,                              \
-                   TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
+                   ROPE_PARAMS_SPEC, TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u,        \
+                   L3##u, HQ##u, HK##u)
 
 /* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
  * dim 0 the index i of a head's rotary pair (exactly rotary_dim / 2 work-items, one
  * group), dim 1 (token, head), so one work-item rotates one pair and copies the
  * pass-through elements i, i + rotary_dim / 2, ..., with no loop (a constant count,
- * unrolled, in a specialised kernel) and no private array. PoCL vectorises a kernel across the work-items of
- * a group only in that shape; the table entry is read as two floats (an interleaved
+ * unrolled, in a specialised kernel) and no private array. PoCL vectorises a kernel across the
+ * work-items of a group only in that shape; the table entry is read as two floats (an interleaved
  * pair LLVM's vectoriser handles, where the float2 load stopped it), and the counting of
  * out-of-range positions, whose atomics kept the whole body scalar, comes after a
  * barrier, which PoCL compiles as a work-item loop of its own (docs/performance.md).
  * Bits are the units form's: the same stored bits converted, the same (cos, sin) bits,
  * bicl_rope_rot0/rot1, the same store conversion; an out-of-range position reads row 0
- * and stores the canonical NaN instead. Same arguments as ROPE_KERNEL_AS (groups, hpu,
- * hblocks and ipt unused); table source only. */
-#define ROPE_ROWS_AS(NAME, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)                            \
-    kernel void NAME(ROPE_PARAMS(TI, TO))                                                          \
+ * and stores the canonical NaN instead. The general one takes ROPE_KERNEL_AS's arguments
+ * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
+ * ROPE_PARAMS_ROWS_SPEC; table source only. */
+#define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)          \
+    kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
-        (void)hq_a, (void)hk_a, (void)half_r_a, (void)lay_a, (void)flags_a, (void)T;               \
-        (void)groups_a, (void)hpu_a, (void)hblocks_a, (void)ipt, (void)inv_bits, (void)inv_f;      \
-        (void)attn_bits, (void)attn_f;                                                             \
+        UNUSED();                                                                                  \
         const int inv = (flags & ROPE_INVERSE) != 0;                                               \
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
@@ -385,12 +408,13 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
     }
 
 #define ROPE_ROWS(TI, TO)                                                                          \
-    ROPE_ROWS_AS(rope_rows_##TI##_##TO, TI, TO, flags_a, half_r_a, lay_a.s0, lay_a.s1, lay_a.s2,   \
-                 lay_a.s3, hq_a, hk_a)
+    ROPE_ROWS_AS(rope_rows_##TI##_##TO, ROPE_PARAMS, ROPE_UNUSED_ROWS, TI, TO, flags_a, half_r_a,  \
+                 lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
 #define ROPE_ROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                   \
-    ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
-                     ##_k##HK,                                                                     \
-                 TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u)
+    ROPE_ROWS_AS(                                                                                  \
+        rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,      \
+        ROPE_PARAMS_ROWS_SPEC, ROPE_UNUSED_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u,      \
+        L3##u, HQ##u, HK##u)
 
 /* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,
  * half, groups, lay0, lay1, lay2, lay3, hq, hk)", "ROPE_ROWS(ti, to)", "ROPE_ROWS_SPEC(ti,

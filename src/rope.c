@@ -620,6 +620,10 @@ static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
     bicl_arg_scalar(a, sizeof st, &st);
 }
 
+/* The parameter list of a RoPE kernel (cl/rope.cl): the general kernels' ROPE_PARAMS, or
+ * a specialised kernel's shorter ROPE_PARAMS_SPEC (units) or ROPE_PARAMS_ROWS_SPEC. */
+typedef enum rope_params { ROPE_ARGS_ALL, ROPE_ARGS_SPEC, ROPE_ARGS_ROWS_SPEC } rope_params;
+
 /* How a validated call is launched (cl/rope.cl): a choice of speed only, every shape
  * gives the same bits. */
 typedef struct rope_shape {
@@ -631,7 +635,8 @@ typedef struct rope_shape {
     cl_uint hblocks; /* blocks per token */
     cl_uint ipt;     /* units per work-item */
     size_t units;
-    size_t wg; /* work-group size, the variant's */
+    size_t wg;          /* work-group size, the variant's */
+    rope_params params; /* the kernel's (rope_kernel_for) */
 } rope_shape;
 
 /* A view the vector kernels can move vw elements at a time: head_dim contiguous, its
@@ -785,9 +790,11 @@ static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bi
  * BICL_OPTION_ROPE_SPECIALISE 0): spec as below, groups unused; MLA's de-interleaving is
  * specialised too (on PoCL: 4.4 GB/s against 1.8 general at 64 MiB, 70c7a9c). */
 static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, const char *to,
-                                            const cl_uint spec[9], bicl_kernel **k)
+                                            const cl_uint spec[9], bicl_kernel **k,
+                                            rope_params *params)
 {
     char name[160], instance[BICL_INSTANCE_MAX + 1];
+    *params = ROPE_ARGS_ROWS_SPEC;
     if (ctx->opts.rope_specialise) {
         bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u", ti, to,
                          spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8]);
@@ -799,6 +806,7 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
         if (strlen(instance) < BICL_INSTANCE_MAX)
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
+    *params = ROPE_ARGS_ALL;
     bicl_name_format(name, sizeof name, "rope_rows_%s_%s", ti, to);
     bicl_name_format(instance, sizeof instance, "ROPE_ROWS(%s, %s)", ti, to);
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
@@ -808,14 +816,17 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
  * / 2, groups, lay[4], hq, hk; cl/rope.cl's ROPE_KERNEL_SPEC), built once per layout, or
  * the general one: with BICL_OPTION_ROPE_SPECIALISE 0, for MLA's de-interleaving style
  * (3 % slower specialised on the H200), and where the instance text would not fit.
- * Speed only: both give the same bits. vw 0: the rows form's kernel. */
+ * Speed only: both give the same bits. vw 0: the rows form's kernel. *params: the kernel's
+ * parameter list. */
 static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
-                                       unsigned vw, const cl_uint spec[9], bicl_kernel **k)
+                                       unsigned vw, const cl_uint spec[9], bicl_kernel **k,
+                                       rope_params *params)
 {
     const char *ti = bicl_dtype_tag(in), *to = bicl_dtype_tag(out);
     char name[160], instance[BICL_INSTANCE_MAX + 1];
     if (vw == 0)
-        return rope_rows_kernel_acquire(ctx, ti, to, spec, k);
+        return rope_rows_kernel_acquire(ctx, ti, to, spec, k, params);
+    *params = ROPE_ARGS_SPEC;
     if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
         bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u", ti,
                          to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
@@ -830,17 +841,18 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
         if (strlen(instance) < BICL_INSTANCE_MAX) /* the name is shorter than the instance */
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
+    *params = ROPE_ARGS_ALL;
     bicl_name_format(name, sizeof name, "rope_%s_%s_v%u", ti, to, vw);
     bicl_name_format(instance, sizeof instance, "ROPE_KERNEL(%s, %s, %u)", ti, to, vw);
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
 }
 
 /* The flags of a validated call with launch shape sh (cl/rope.cl's bits), and its kernel
- * (rope_kernel_acquire). */
+ * (rope_kernel_acquire; its parameter list into sh->params). */
 static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan,
                                    bicl_rope_source source, int inverse, const rope_views *v,
-                                   const rope_shape *sh, bicl_dtype in, bicl_dtype out,
-                                   cl_uint *flags, bicl_kernel **k)
+                                   rope_shape *sh, bicl_dtype in, bicl_dtype out, cl_uint *flags,
+                                   bicl_kernel **k)
 {
     const bicl_rope_config *c = &plan->cfg;
     *flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
@@ -859,7 +871,7 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
                              (cl_uint)(k_head_dim_of(c) - c->rotary_dim),
                              (cl_uint)v->hq,
                              (cl_uint)v->hk};
-    return rope_kernel_acquire(ctx, in, out, sh->rows ? 0 : sh->vw, spec, k);
+    return rope_kernel_acquire(ctx, in, out, sh->rows ? 0 : sh->vw, spec, k, &sh->params);
 }
 
 /* The launch shape of a validated call and its kernel: the rows form where the profile
@@ -915,6 +927,64 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     return BICL_SUCCESS;
 }
 
+/* The kernel arguments of a validated call in the order of sh->params' list (cl/rope.cl:
+ * ROPE_PARAMS, or a specialised kernel's shorter ROPE_PARAMS_SPEC / _ROWS_SPEC, without
+ * the values that are its constants). views: q_in, q_out, k_in, k_out (q's where no k). */
+static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, bicl_rope_source source,
+                          const rope_views *v, const rope_shape *sh, cl_uint flags,
+                          const bicl_tensor *positions, const bicl_tensor *const views[4])
+{
+    const bool all = sh->params == ROPE_ARGS_ALL, rows_spec = sh->params == ROPE_ARGS_ROWS_SPEC;
+    const bicl_rope_config *c = &plan->cfg;
+    cl_uint half = (cl_uint)plan->half;
+    cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
+                     (cl_uint)c->k_rotary_offset, (cl_uint)(k_head_dim_of(c) - c->rotary_dim)}};
+    cl_uint hq = (cl_uint)v->hq, hk = (cl_uint)v->hk;
+    cl_int limit = source_limit(plan, source);
+    cl_ulong pos_off = positions->offset;
+    cl_ulong pos_sb = positions->rank == 2 ? (cl_ulong)positions->stride[0] : 0;
+    cl_ulong pos_ss = (cl_ulong)positions->stride[positions->rank - 1];
+    cl_ulong S = v->S, T = v->T;
+    cl_ulong attn_bits;
+    memcpy(&attn_bits, &plan->attn, sizeof attn_bits);
+    bicl_arg(a, sizeof(cl_mem), &positions->mem);
+    bicl_arg_scalar(a, sizeof pos_off, &pos_off);
+    bicl_arg_scalar(a, sizeof pos_sb, &pos_sb);
+    bicl_arg_scalar(a, sizeof pos_ss, &pos_ss);
+    bicl_arg_scalar(a, sizeof S, &S);
+    if (!rows_spec)
+        bicl_arg_scalar(a, sizeof T, &T);
+    arg_view(a, views[0], qk_strides(views[0]));
+    arg_view(a, views[1], qk_strides(views[1]));
+    if (all)
+        bicl_arg_scalar(a, sizeof hq, &hq);
+    arg_view(a, views[2], qk_strides(views[2]));
+    arg_view(a, views[3], qk_strides(views[3]));
+    if (all) {
+        bicl_arg_scalar(a, sizeof hk, &hk);
+        bicl_arg_scalar(a, sizeof half, &half);
+        bicl_arg_scalar(a, sizeof lay, &lay);
+        bicl_arg_scalar(a, sizeof sh->groups, &sh->groups);
+    }
+    if (!rows_spec) {
+        bicl_arg_scalar(a, sizeof sh->hpu, &sh->hpu);
+        bicl_arg_scalar(a, sizeof sh->hblocks, &sh->hblocks);
+    }
+    if (all)
+        bicl_arg_scalar(a, sizeof flags, &flags);
+    bicl_arg(a, sizeof(cl_mem), &plan->table_mem);
+    if (!rows_spec) {
+        bicl_arg(a, sizeof(cl_mem), &plan->inv_mem);
+        bicl_arg(a, sizeof(cl_mem), &plan->inv_f_mem);
+        bicl_arg_scalar(a, sizeof attn_bits, &attn_bits);
+        bicl_arg_scalar(a, sizeof plan->attn_f, &plan->attn_f);
+    }
+    bicl_arg_scalar(a, sizeof limit, &limit);
+    bicl_arg(a, sizeof(cl_mem), &plan->err_mem);
+    if (!rows_spec)
+        bicl_arg_scalar(a, sizeof sh->ipt, &sh->ipt);
+}
+
 bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_rope_plan *plan,
                             bicl_rope_source source, int inverse, const bicl_tensor *positions,
                             const bicl_tensor *q_in, const bicl_tensor *q_out,
@@ -934,50 +1004,13 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
     const bicl_tensor *views[4] = {q_in, q_out, ki, ko};
     rope_shape sh;
-    const bicl_rope_config *c = &plan->cfg;
-    cl_uint half = (cl_uint)plan->half;
-    cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
-                     (cl_uint)c->k_rotary_offset, (cl_uint)(k_head_dim_of(c) - c->rotary_dim)}};
-    cl_uint hq = (cl_uint)v.hq, hk = (cl_uint)v.hk;
     cl_uint flags = 0;
     bicl_kernel *k = NULL;
     st = rope_shape_and_kernel(ctx, &memo, plan, source, inverse, &v, views, &sh, &flags, &k);
     if (st != BICL_SUCCESS)
         return st;
-    cl_int limit = source_limit(plan, source);
     bicl_args a = {k, 0, CL_SUCCESS};
-    cl_ulong pos_off = positions->offset;
-    cl_ulong pos_sb = positions->rank == 2 ? (cl_ulong)positions->stride[0] : 0;
-    cl_ulong pos_ss = (cl_ulong)positions->stride[positions->rank - 1];
-    cl_ulong S = v.S, T = v.T;
-    cl_ulong attn_bits;
-    memcpy(&attn_bits, &plan->attn, sizeof attn_bits);
-    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
-    bicl_arg_scalar(&a, sizeof pos_off, &pos_off);
-    bicl_arg_scalar(&a, sizeof pos_sb, &pos_sb);
-    bicl_arg_scalar(&a, sizeof pos_ss, &pos_ss);
-    bicl_arg_scalar(&a, sizeof S, &S);
-    bicl_arg_scalar(&a, sizeof T, &T);
-    arg_view(&a, q_in, qk_strides(q_in));
-    arg_view(&a, q_out, qk_strides(q_out));
-    bicl_arg_scalar(&a, sizeof hq, &hq);
-    arg_view(&a, ki, qk_strides(ki));
-    arg_view(&a, ko, qk_strides(ko));
-    bicl_arg_scalar(&a, sizeof hk, &hk);
-    bicl_arg_scalar(&a, sizeof half, &half);
-    bicl_arg_scalar(&a, sizeof lay, &lay);
-    bicl_arg_scalar(&a, sizeof sh.groups, &sh.groups);
-    bicl_arg_scalar(&a, sizeof sh.hpu, &sh.hpu);
-    bicl_arg_scalar(&a, sizeof sh.hblocks, &sh.hblocks);
-    bicl_arg_scalar(&a, sizeof flags, &flags);
-    bicl_arg(&a, sizeof(cl_mem), &plan->table_mem);
-    bicl_arg(&a, sizeof(cl_mem), &plan->inv_mem);
-    bicl_arg(&a, sizeof(cl_mem), &plan->inv_f_mem);
-    bicl_arg_scalar(&a, sizeof attn_bits, &attn_bits);
-    bicl_arg_scalar(&a, sizeof plan->attn_f, &plan->attn_f);
-    bicl_arg_scalar(&a, sizeof limit, &limit);
-    bicl_arg(&a, sizeof(cl_mem), &plan->err_mem);
-    bicl_arg_scalar(&a, sizeof sh.ipt, &sh.ipt);
+    rope_set_args(&a, plan, source, &v, &sh, flags, positions, views);
     if (sh.rows)
         return bicl_args_launch_groups(ctx, queue, &a, sh.units, v.T * sh.hblocks, n_wait, wait,
                                        done);

@@ -23,6 +23,13 @@ typedef void (*rope_fn)(const int *, ulong, ulong, ulong, ulong, ulong, const us
                         ocl_ulong4, ushort *, ulong, ocl_ulong4, uint, uint, ocl_uint4, uint, uint,
                         uint, uint, const ocl_float2 *, const ulong *, const float *, ulong, float,
                         int, int *, uint);
+// a specialised kernel's shorter list (cl/rope.cl, ROPE_PARAMS_SPEC): no hq, hk, half_r,
+// lay, groups or flags
+typedef void (*rope_spec_fn)(const int *, ulong, ulong, ulong, ulong, ulong, const ushort *,
+                             ulong, ocl_ulong4, ushort *, ulong, ocl_ulong4, const ushort *, ulong,
+                             ocl_ulong4, ushort *, ulong, ocl_ulong4, uint, uint,
+                             const ocl_float2 *, const ulong *, const float *, ulong, float, int,
+                             int *, uint);
 
 int main()
 {
@@ -55,28 +62,35 @@ int main()
     ocl_ulong4 qst = {0, (ulong)HQ * D, (ulong)D, 1}, kst = {0, (ulong)HK * D, (ulong)D, 1};
     ocl_uint4 lay = {0, 0, 0, 0};
     const unsigned flags = 16u | 32u; // NeoX, table, q and k in place
-    auto launch = [&](rope_fn f, int vw, int wg) {
-        unsigned groups = HALF / vw;
-        size_t units = (size_t)T * groups;
-        f<<<(unsigned)((units + wg - 1) / wg), wg>>>(
-            pos, 0, 0, 1, (ulong)T, (ulong)T, q, 0, qst, q, 0, qst, HQ, k, 0, kst, k, 0, kst, HK,
-            HALF, lay, groups, 40, 1, flags, table, nullptr, nullptr, 0, 0.0f, ROWS - 1, err, 1);
-    };
-    struct {
+    struct kernel {
         const char *name;
-        rope_fn f;
+        rope_fn f;       // a general kernel, or
+        rope_spec_fn fs; // a specialised one
         int vw;
-    } ks[] = {{"general v8", rope_bf16_bf16_v8, 8},
-              {"general v4", rope_bf16_bf16_v4, 4},
-              {"specialised v8", SPEC8, 8},
-              {"specialised v4", SPEC4, 4}};
+    } ks[] = {{"general v8", rope_bf16_bf16_v8, nullptr, 8},
+              {"general v4", rope_bf16_bf16_v4, nullptr, 4},
+              {"specialised v8", nullptr, SPEC8, 8},
+              {"specialised v4", nullptr, SPEC4, 4}};
+    auto launch = [&](const kernel &kk, int wg) {
+        unsigned groups = HALF / kk.vw;
+        size_t units = (size_t)T * groups;
+        unsigned blocks = (unsigned)((units + wg - 1) / wg);
+        if (kk.f)
+            kk.f<<<blocks, wg>>>(pos, 0, 0, 1, (ulong)T, (ulong)T, q, 0, qst, q, 0, qst, HQ, k, 0,
+                                 kst, k, 0, kst, HK, HALF, lay, groups, 40, 1, flags, table,
+                                 nullptr, nullptr, 0, 0.0f, ROWS - 1, err, 1);
+        else
+            kk.fs<<<blocks, wg>>>(pos, 0, 0, 1, (ulong)T, (ulong)T, q, 0, qst, q, 0, qst, k, 0, kst,
+                                  k, 0, kst, 40, 1, table, nullptr, nullptr, 0, 0.0f, ROWS - 1,
+                                  err, 1);
+    };
     std::vector<ushort> a(qn), b(qn);
     for (auto &kk : ks) { // each against kernel A, from the same inputs
         CK(cudaMemcpy(q, hq.data(), qn * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(k, hk.data(), kn * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(q2, hq.data(), qn * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(k2, hk.data(), kn * 2, cudaMemcpyHostToDevice));
-        launch(kk.f, kk.vw, 128);
+        launch(kk, 128);
         k_bicl<<<(unsigned)((size_t)T * 8 / 128), 128>>>(q2, k2, (const cuda_float2 *)table, pos, 1);
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(a.data(), q, qn * 2, cudaMemcpyDeviceToHost));
@@ -100,14 +114,14 @@ int main()
         });
         printf("wg %d: kernel A %.1f GB/s (%.2f)", wg, moved / ta * 1e-6, moved / ta * 1e-6 / copy_gbs);
         for (auto &kk : ks) {
-            double t = time_ms([&] { launch(kk.f, kk.vw, wg); });
+            double t = time_ms([&] { launch(kk, wg); });
             printf("; %s %.1f (%.2f)", kk.name, moved / t * 1e-6, moved / t * 1e-6 / copy_gbs);
         }
         printf("\n");
     }
     for (auto &kk : ks) {
         cudaFuncAttributes fa;
-        CK(cudaFuncGetAttributes(&fa, kk.f));
+        CK(cudaFuncGetAttributes(&fa, kk.f ? (const void *)kk.f : (const void *)kk.fs));
         printf("%s: %d registers, %zu bytes local\n", kk.name, fa.numRegs, fa.localSizeBytes);
     }
     return 0;
