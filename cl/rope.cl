@@ -118,7 +118,7 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
     } while (0)
 
-/* The RoPE kernels' parameters (src/rope.c, rope_args, sets them): ROPE_PARAMS for the
+/* The RoPE kernels' parameters (src/rope.c's rope_set_args sets them): ROPE_PARAMS for the
  * general kernels, ROPE_PARAMS_SPEC for a units kernel specialised to its layout (without
  * the layout values that are its constants: hq, hk, half_r, lay, groups and flags), and
  * ROPE_PARAMS_ROWS_SPEC for a specialised rows kernel (without those, nor what the rows
@@ -311,10 +311,10 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
  * barrier, which PoCL compiles as a work-item loop of its own (docs/performance.md).
  * Bits are the units form's: the same stored bits converted, the same (cos, sin) bits,
  * bicl_rope_rot0/rot1, the same store conversion; an out-of-range position reads row 0
- * and stores the canonical NaN instead. The general one takes ROPE_KERNEL_AS's arguments
+ * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
  * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
  * ROPE_PARAMS_ROWS_SPEC; table source only. */
-#define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)          \
+#define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)            \
     kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \

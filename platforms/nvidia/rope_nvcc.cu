@@ -62,7 +62,7 @@ int main()
     ocl_ulong4 qst = {0, (ulong)HQ * D, (ulong)D, 1}, kst = {0, (ulong)HK * D, (ulong)D, 1};
     ocl_uint4 lay = {0, 0, 0, 0};
     const unsigned flags = 16u | 32u; // NeoX, table, q and k in place
-    struct kernel {
+    struct rope_case { // not "kernel": cl_cuda.h defines that word
         const char *name;
         rope_fn f;       // a general kernel, or
         rope_spec_fn fs; // a specialised one
@@ -71,7 +71,7 @@ int main()
               {"general v4", rope_bf16_bf16_v4, nullptr, 4},
               {"specialised v8", nullptr, SPEC8, 8},
               {"specialised v4", nullptr, SPEC4, 4}};
-    auto launch = [&](const kernel &kk, int wg) {
+    auto launch = [&](const rope_case &kk, int wg) {
         unsigned groups = HALF / kk.vw;
         size_t units = (size_t)T * groups;
         unsigned blocks = (unsigned)((units + wg - 1) / wg);
