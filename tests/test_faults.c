@@ -396,6 +396,21 @@ static void read_fault_in_rope_errors(void **state)
  * context, type, size, flags and parent. */
 #define QUERIES_PER_BUFFER 5
 
+/* The queries of one warm call of run (a first call builds its kernel), checked against
+ * what its buffers may ask at most (and at least one each: a count that cannot be right
+ * otherwise). */
+static void assert_queries(test_env *env, fixture *f, const char *name, op_fn run, long buffers,
+                           long most)
+{
+    assert_int_equal(run(env, f, NULL), BICL_SUCCESS);
+    long before = fault_calls("clGetMemObjectInfo");
+    assert_int_equal(run(env, f, NULL), BICL_SUCCESS);
+    long asked = fault_calls("clGetMemObjectInfo") - before;
+    if (asked > most || asked < buffers)
+        fail_msg("%s: %ld buffer queries for %ld buffers (at most %ld)", name, asked, buffers,
+                 most);
+}
+
 /* Host overhead: a call asks about each buffer it is given once, however many of its
  * views share the buffer and however many checks read them (RoPE with q and k in place
  * asked 38 times about its 3 buffers before the call's memo, docs/performance.md). */
@@ -404,22 +419,82 @@ static void buffer_queries_once_per_call(void **state)
     test_env *env = *state;
     fixture f;
     fixture_new(env, &f);
-    for (size_t o = 0; o <= sizeof ops / sizeof ops[0]; ++o) {
-        bool last = o == sizeof ops / sizeof ops[0];
-        op_fn run = last ? op_rope_qk_in_place : ops[o].run;
-        const char *name = last ? "rope, q and k in place" : ops[o].name;
-        long buffers = last ? 3 : ops[o].buffers;
-        assert_int_equal(run(env, &f, NULL), BICL_SUCCESS); /* builds its kernel */
-        long before = fault_calls("clGetMemObjectInfo");
-        assert_int_equal(run(env, &f, NULL), BICL_SUCCESS);
-        long asked = fault_calls("clGetMemObjectInfo") - before;
-        if (asked > QUERIES_PER_BUFFER * buffers)
-            fail_msg("%s: %ld buffer queries for %ld buffers (at most %d each)", name, asked,
-                     buffers, QUERIES_PER_BUFFER);
-        if (asked < buffers) /* every buffer is checked: a count that cannot be right */
-            fail_msg("%s: %ld buffer queries for %ld buffers", name, asked, buffers);
-    }
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
+        assert_queries(env, &f, ops[o].name, ops[o].run, ops[o].buffers,
+                       QUERIES_PER_BUFFER * ops[o].buffers);
+    assert_queries(env, &f, "rope, q and k in place", op_rope_qk_in_place, 3,
+                   3 * QUERIES_PER_BUFFER);
     assert_int_equal(clFinish(env->queue), CL_SUCCESS);
+    fixture_free(&f);
+}
+
+/* Sub-buffers and zero-copy buffers for the test below. */
+static cl_mem sub_q, sub_k, zero_copy;
+
+/* q and k in place, each a sub-buffer of one fused QKV buffer */
+static bicl_status op_rope_sub_buffers(test_env *e, fixture *f, cl_event *ev)
+{
+    size_t qs[3] = {TOK, HDS, HDIM};
+    bicl_tensor q = bicl_tensor_contiguous(sub_q, BICL_F32, 0, 3, qs);
+    bicl_tensor k = bicl_tensor_contiguous(sub_k, BICL_F32, 0, 3, qs);
+    return bicl_rope_apply(e->ctx, e->queue, f->plan, BICL_ROPE_SOURCE_TABLE, 0, &f->tpos, &q, &q,
+                           &k, &k, 0, NULL, ev);
+}
+
+/* silu of a zero-copy input (CL_MEM_USE_HOST_PTR) into y */
+static bicl_status op_unary_zero_copy(test_env *e, fixture *f, cl_event *ev)
+{
+    size_t flat[2] = {TOK * HDS, HDIM};
+    bicl_tensor x = bicl_tensor_contiguous(zero_copy, BICL_F32, 0, 2, flat);
+    return bicl_unary(e->ctx, e->queue, BICL_UNARY_SILU, NULL, &x, &f->ty, 0, NULL, ev);
+}
+
+/* The same for the buffers that ask more (src/tensor.h, bicl_mem_facts): a sub-buffer
+ * asks its origin too (6) and its parent is asked once (5: the alignment of the vector
+ * kernels reads its flags); a zero-copy buffer asks its host pointer (6). */
+static void buffer_queries_of_sub_and_zero_copy_buffers(void **state)
+{
+    test_env *env = *state;
+    fixture f;
+    fixture_new(env, &f);
+    cl_context c = bicl_context_cl_context(env->ctx);
+    cl_device_id dev = bicl_context_device(env->ctx);
+    cl_uint align_bits = 0;
+    assert_int_equal(
+        clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL),
+        CL_SUCCESS);
+    size_t align = align_bits >= 64 ? align_bits / 8 : 8, bytes = NEL * 4;
+    size_t pitch = (bytes + align - 1) / align * align; /* k's origin, aligned */
+    cl_int err;
+    cl_mem fused = clCreateBuffer(c, CL_MEM_READ_WRITE, 2 * pitch, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_buffer_region rq = {0, bytes}, rk = {pitch, bytes};
+    sub_q = clCreateSubBuffer(fused, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rq, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    sub_k = clCreateSubBuffer(fused, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rk, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    float zero[NEL] = {0};
+    assert_int_equal(
+        clEnqueueWriteBuffer(env->queue, fused, CL_TRUE, 0, bytes, zero, 0, NULL, NULL),
+        CL_SUCCESS);
+    assert_int_equal(
+        clEnqueueWriteBuffer(env->queue, fused, CL_TRUE, pitch, bytes, zero, 0, NULL, NULL),
+        CL_SUCCESS);
+    void *host = aligned_alloc(align, pitch);
+    assert_non_null(host);
+    memset(host, 0, pitch);
+    zero_copy = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_queries(env, &f, "rope on sub-buffers", op_rope_sub_buffers, 3,
+                   2 * (QUERIES_PER_BUFFER + 1) + 2 * QUERIES_PER_BUFFER);
+    assert_queries(env, &f, "unary of a zero-copy buffer", op_unary_zero_copy, 2,
+                   (QUERIES_PER_BUFFER + 1) + QUERIES_PER_BUFFER);
+    assert_int_equal(clFinish(env->queue), CL_SUCCESS);
+    clReleaseMemObject(zero_copy);
+    free(host);
+    clReleaseMemObject(sub_k);
+    clReleaseMemObject(sub_q);
+    clReleaseMemObject(fused);
     fixture_free(&f);
 }
 
@@ -427,6 +502,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buffer_queries_once_per_call),
+        cmocka_unit_test(buffer_queries_of_sub_and_zero_copy_buffers),
         cmocka_unit_test(enqueue_faults_are_statuses),
         cmocka_unit_test(plan_allocation_faults_leak_nothing),
         cmocka_unit_test(build_and_kernel_faults_are_statuses),
