@@ -33,9 +33,13 @@
  * (src/pointwise.c). */
 #define GLU_FAST_AT(RD, ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)                              \
     BICL_SV_##TO(bicl_op_glu_twice_fast((ACT), BICL_LD_##TA(g), BICL_LD_##TB(u), p0, p1, (RD), okp))
-#define GLU_FAST_0(...) GLU_FAST_AT(BICL_DT_F32, __VA_ARGS__)
-#define GLU_FAST_1(...) GLU_FAST_AT(BICL_DT_F16, __VA_ARGS__)
-#define GLU_FAST_2(...) GLU_FAST_AT(BICL_DT_BF16, __VA_ARGS__)
+/* one per rounding dtype, the arguments spelt out: OpenCL C 1.2 has no variadic macros */
+#define GLU_FAST_0(ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)                                   \
+    GLU_FAST_AT(BICL_DT_F32, ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)
+#define GLU_FAST_1(ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)                                   \
+    GLU_FAST_AT(BICL_DT_F16, ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)
+#define GLU_FAST_2(ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)                                   \
+    GLU_FAST_AT(BICL_DT_BF16, ACT, TA, TB, TO, g, u, okp, p0, p1, round_dt)
 #define GLU_FIX(KN, ID, TI, TO, RD)                                                                \
     BICL_ROWS_F_2_1(glu_##KN##_##TI##_##TO##_rd##RD, TI, TI, TO, GLU_FAST_##RD, GLU_ELEM,          \
                     BICL_GLU_OP_##ID, GLU_XP, GLU_XA)

@@ -52,7 +52,8 @@ static const bicl_op_info glu_rows[BICL_GLU_COUNT_] = {BICL_GLU_OPS(GLU_ROW)};
 
 bool bicl_op_has_fast(const bicl_op_info *info)
 {
-    return info && strncmp(info->expr, "BICL_CR(", 8) == 0;
+    return info && (strncmp(info->expr, "BICL_CR1(", 9) == 0 ||
+                    strncmp(info->expr, "BICL_CR2(", 9) == 0);
 }
 
 const bicl_op_info *bicl_unary_info(int op)

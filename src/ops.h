@@ -44,7 +44,7 @@ typedef struct bicl_op_info {
  * out of range), and of a GLU activation (NULL out of range). */
 const bicl_op_info *bicl_unary_info(int op);
 const bicl_op_info *bicl_glu_info(int act);
-/* 1 when the row's EXPR is a function with a fast form, BICL_CR(f, args)
+/* 1 when the row's EXPR is a function with a fast form, BICL_CR1(f, a) or BICL_CR2(f, a, b)
  * (cl/bicl_pointwise_ops.h): the op can run in the fix-up kernel form. */
 bool bicl_op_has_fast(const bicl_op_info *info);
 /* The unary row called `name`, or NULL; the same for GLU. */
