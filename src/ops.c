@@ -37,7 +37,7 @@ _Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
 #define ORDER_OF_UP           BICL_GLU_ORDER_UP
 #define ORDER_OF_WHOLE        BICL_GLU_ORDER_WHOLE
 /* clang-format off */
-/* EXPR is stringised where the row is taken apart, before BICL_CR expands */
+/* EXPR is stringised where the row is taken apart, before BICL_CR1 / BICL_CR2 expand */
 #define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER, EXPR)                   \
     [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, ulp,             \
               {UNPAREN EXAMPLE}, ORDER, EXPR},

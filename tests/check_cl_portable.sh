@@ -1,7 +1,9 @@
 #!/bin/sh
-# check_cl_portable.sh BICL_INFO [CLANG] - every kernel family's program text, and the
-# instances the whole-family text does not expand (the fix-up forms, the specialised RoPE
-# kernels), parse as strict OpenCL C 1.2: clang -cl-std=CL1.2 -Werror=pedantic. PoCL
+# check_cl_portable.sh BICL_INFO [CLANG] - every kernel family's program text (the self-test
+# included), and the instances the whole-family text does not expand (the fix-up forms,
+# the specialised RoPE kernels), parse as strict OpenCL C 1.2: clang -cl-std=CL1.2
+# -Werror=pedantic; twice: with the test device's profile, and with the f16 conversions in
+# the device form (BICL_F16_CONVERT=device, NVIDIA's profile: BICL_F16_DEVICE). PoCL
 # accepts Clang's extensions (variadic macros among them) that NVIDIA's compiler refuses
 # ("variadic macros not supported in OpenCL": the unary, glu, binary and mask programs of
 # 102c85b..fe342fb failed to build on the H200), so CI, which has no NVIDIA device,
@@ -16,7 +18,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 status=0
 check() { # FAMILY [INSTANCE]
-    name=$1${2:+ $2}
+    name="$1${2:+ $2}${BICL_F16_CONVERT:+ (f16 $BICL_F16_CONVERT)}"
     if ! "$info" --device "$dev" --source "$@" >"$dir/p.cl" 2>"$dir/err.txt"; then
         echo "FAIL $name: bicl-info: $(cat "$dir/err.txt")"; status=1; return
     fi
@@ -27,11 +29,17 @@ check() { # FAMILY [INSTANCE]
         echo "FAIL $name"; grep -m 5 'error' "$dir/log.txt"; status=1
     fi
 }
-for f in unary glu binary cast mask rope mrope; do
-    check "$f"
-done
-check unary 'UNARY_FIX(softcap, SOFTCAP, 1, f32, f32)'
-check glu 'GLU_FIX(swiglu, SWIGLU, bf16, bf16, 2)'
-check rope 'ROPE_KERNEL_SPEC(bf16, bf16, 8, 48, 64, 8, 0, 0, 0, 0, 32, 8)'
-check rope 'ROPE_ROWS_SPEC(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8)'
+check_all() {
+    for f in selftest unary glu binary cast mask rope mrope; do
+        check "$f"
+    done
+    check unary 'UNARY_FIX(softcap, SOFTCAP, 1, f32, f32)'
+    check glu 'GLU_FIX(swiglu, SWIGLU, bf16, bf16, 2)'
+    check rope 'ROPE_KERNEL_SPEC(bf16, bf16, 8, 48, 64, 8, 0, 0, 0, 0, 32, 8)'
+    check rope 'ROPE_ROWS_SPEC(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8)'
+}
+check_all
+BICL_F16_CONVERT=device
+export BICL_F16_CONVERT
+check_all
 exit $status
