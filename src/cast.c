@@ -26,7 +26,8 @@ bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tens
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_cast: ctx is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(x, "x", BICL_FLOAT_DTYPES);
     if (st == BICL_SUCCESS)

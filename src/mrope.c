@@ -303,7 +303,8 @@ bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bi
     if (!ctx || !plan)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_mrope_apply: ctx or plan is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     if (st == BICL_SUCCESS)
         st = check_positions(ctx, &memo, positions, q_out, k_out);
     bicl_rope_use u;
@@ -565,7 +566,8 @@ bicl_status bicl_mrope_positions(bicl_context *ctx, cl_command_queue queue,
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
     if (st == BICL_SUCCESS)
         st = check_vision(vision);
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     if (st == BICL_SUCCESS)
         st = check_layout(ctx, &memo, layout, positions, deltas);
     if (st != BICL_SUCCESS)

@@ -59,7 +59,7 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
                        const bicl_unary_params *params, const bicl_tensor *x, const bicl_tensor *y,
                        cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_unary");
     if (st != BICL_SUCCESS)
         return st;
@@ -196,7 +196,8 @@ bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act
                      const bicl_glu_params *params, const bicl_tensor *gate, const bicl_tensor *up,
                      const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu");
     if (st != BICL_SUCCESS)
         return st;
@@ -208,7 +209,7 @@ bicl_status bicl_glu_fused(bicl_context *ctx, cl_command_queue queue, bicl_glu_a
                            const bicl_tensor *x, const bicl_tensor *y, cl_uint n_wait,
                            const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_glu_fused");
     if (st != BICL_SUCCESS)
         return st;
@@ -250,7 +251,7 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
                                  const bicl_tensor *y, cl_uint n_wait, const cl_event *wait,
                                  cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_tensor av, bv;
     bicl_status st = check_output(ctx, memo, y, "y");
     if (st == BICL_SUCCESS)
@@ -346,7 +347,7 @@ bicl_status bicl_bias_add(bicl_context *ctx, cl_command_queue queue, const bicl_
 bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, const bicl_tensor *x,
                        const bicl_tensor *y, cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_scale");
     if (st != BICL_SUCCESS)
         return st;
@@ -375,7 +376,7 @@ bicl_status bicl_residual_add(bicl_context *ctx, cl_command_queue queue,
                               const bicl_tensor *residual_out, const bicl_tensor *y, cl_uint n_wait,
                               const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_residual_add");
     if (st != BICL_SUCCESS)
         return st;
@@ -433,7 +434,7 @@ bicl_status bicl_mask_fill(bicl_context *ctx, cl_command_queue queue, const bicl
                            const bicl_tensor *mask, float fill, const bicl_tensor *y,
                            cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill");
     bicl_tensor mv;
     if (st == BICL_SUCCESS)
@@ -510,7 +511,7 @@ bicl_status bicl_mask_fill_lengths(bicl_context *ctx, cl_command_queue queue, co
                                    const bicl_tensor *lengths, float fill, const bicl_tensor *y,
                                    cl_uint n_wait, const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill_lengths");
     if (st == BICL_SUCCESS)
         st = check_fill_pair(ctx, memo, x, y);
@@ -551,7 +552,7 @@ bicl_status bicl_mask_fill_causal(bicl_context *ctx, cl_command_queue queue, con
                                   long offset, float fill, const bicl_tensor *y, cl_uint n_wait,
                                   const cl_event *wait, cl_event *done)
 {
-    bicl_memo call_memo = BICL_MEMO_INIT, *memo = &call_memo;
+    bicl_memo call_memo, *memo = bicl_memo_start(&call_memo);
     bicl_status st = begin(ctx, queue, n_wait, wait, "bicl_mask_fill_causal");
     if (st == BICL_SUCCESS)
         st = check_fill_pair(ctx, memo, x, y);

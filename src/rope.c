@@ -904,7 +904,8 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     bicl_clear_error();
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_launch_shape: ctx is NULL");
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     rope_views v = {0};
     bicl_status st =
         check_apply(ctx, &memo, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
@@ -995,7 +996,8 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_apply: ctx is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     rope_views v = {0};
     if (st == BICL_SUCCESS)
         st = check_apply(ctx, &memo, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
@@ -1094,7 +1096,8 @@ bicl_status bicl_positions_packed(bicl_context *ctx, cl_command_queue queue,
     if (!ctx || !cu_seqlens || !positions)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_positions_packed: NULL argument");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     if (st == BICL_SUCCESS)
         st = check_i32_vector(ctx, &memo, cu_seqlens, "cu_seqlens", 0, false);
     if (st == BICL_SUCCESS && cu_seqlens->shape[0] < 2)
@@ -1141,7 +1144,8 @@ bicl_status bicl_positions_padded(bicl_context *ctx, cl_command_queue queue,
     if (!ctx || !mask || !positions)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_positions_padded: NULL argument");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
-    bicl_memo memo = BICL_MEMO_INIT;
+    bicl_memo memo;
+    bicl_memo_start(&memo);
     if (st == BICL_SUCCESS)
         st = bicl_dtype_check(mask, "mask", (1u << BICL_U8) | (1u << BICL_I32));
     if (st == BICL_SUCCESS)

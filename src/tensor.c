@@ -93,14 +93,13 @@ static void query_facts(cl_mem mem, bicl_mem_facts *f)
 }
 
 /* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
- * memo is NULL or full). The pointer lives as long as the memo or the scratch. */
+ * the memo is full). The pointer lives as long as the memo or the scratch. */
 static const bicl_mem_facts *facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
 {
-    if (memo)
-        for (int i = 0; i < memo->n; ++i)
-            if (memo->facts[i].mem == mem)
-                return &memo->facts[i];
-    bicl_mem_facts *f = memo && memo->n < BICL_MEMO_MAX ? &memo->facts[memo->n++] : scratch;
+    for (int i = 0; i < memo->n; ++i)
+        if (memo->facts[i].mem == mem)
+            return &memo->facts[i];
+    bicl_mem_facts *f = memo->n < BICL_MEMO_MAX ? &memo->facts[memo->n++] : scratch;
     query_facts(mem, f);
     return f;
 }
@@ -476,15 +475,14 @@ bicl_status bicl_alias_check(bicl_memo *memo, const bicl_tensor *out, const char
                              const bicl_tensor *other, const char *oth, bool identical_ok)
 {
     size_t oo = 0, to = 0;
-    bool ok_known = true, to_known = true;
-    bicl_view_relation rel;
-    if (out->mem == other->mem) { /* one cl_mem: one origin, whatever it is */
-        rel = bicl_views_relate(out, 0, other, 0);
-    } else if (base_buffer(memo, out, &oo, &ok_known) != base_buffer(memo, other, &to, &to_known)) {
+    bool oo_known = true, to_known = true;
+    /* one cl_mem: one origin, whatever it is; an origin not known: the views may meet
+     * anywhere in their buffer */
+    if (out->mem != other->mem &&
+        base_buffer(memo, out, &oo, &oo_known) != base_buffer(memo, other, &to, &to_known))
         return BICL_SUCCESS;
-    } else { /* an origin not known: the views may meet anywhere in their buffer */
-        rel = ok_known && to_known ? bicl_views_relate(out, oo, other, to) : BICL_VIEWS_OVERLAP;
-    }
+    bicl_view_relation rel =
+        oo_known && to_known ? bicl_views_relate(out, oo, other, to) : BICL_VIEWS_OVERLAP;
     switch (rel) {
     case BICL_VIEWS_DISJOINT:
         return BICL_SUCCESS;

@@ -38,13 +38,16 @@ typedef struct bicl_memo {
     int n;
     bicl_mem_facts facts[BICL_MEMO_MAX];
 } bicl_memo;
-#define BICL_MEMO_INIT                                                                             \
-    {                                                                                              \
-        0                                                                                          \
-    }
+/* A call's memo, empty: only the count needs a value (zeroing the whole memo, about 1 KB,
+ * would be work on every op call's path). */
+static inline bicl_memo *bicl_memo_start(bicl_memo *m)
+{
+    m->n = 0;
+    return m;
+}
 
 /* Checks one view on its own: handle, context, rank, extents, strides, dtype,
- * bounds against CL_MEM_SIZE, self-overlap for outputs. memo: the call's (or NULL). */
+ * bounds against CL_MEM_SIZE, self-overlap for outputs. memo: the call's. */
 bicl_status bicl_tensor_check(const bicl_context *ctx, bicl_memo *memo, const bicl_tensor *t,
                               const char *name, bool output, bool broadcast_ok);
 /* The device-free part of bicl_tensor_check (everything but the cl_mem): *bytes gets
