@@ -140,16 +140,23 @@ static int bench_alloc(bench *b, size_t bytes, int sets)
     return 0;
 }
 
-/* The standard input again in every buffer: the RoPE rows rotate buffers 0 and 1 in
- * place, as bf16, f16 and f32, which leaves bit patterns (zeros, tiny, huge, NaN as
- * bf16) that an activation's fast form declines; the rows after them must not time
- * those (a computed silu bf16 ran 0.7 GB/s on them against 3.3 on the standard input). */
+/* bytes of h into the input buffers (0 and 1) of every set. */
+static void write_inputs(bench *b, size_t bytes, const void *h)
+{
+    for (int s = 0; s < b->n_sets; ++s)
+        for (int i = 0; i < 2; ++i)
+            clEnqueueWriteBuffer(b->q, b->sets[s][i], CL_TRUE, 0, bytes, h, 0, NULL, NULL);
+}
+
+/* The standard input again: the RoPE rows rotate buffers 0 and 1 in place, as bf16, f16
+ * and f32, which leaves bit patterns (zeros, tiny, huge, NaN as bf16) that an
+ * activation's fast form declines; the rows after them must not time those (a computed
+ * silu bf16 ran 0.7 GB/s on them against 3.3 on the standard input). */
 static void refill_standard(bench *b, size_t bytes)
 {
     unsigned char *fill = standard_fill(bytes);
-    for (int s = 0; fill && s < b->n_sets; ++s)
-        for (int i = 0; i < MAX_BUFS; ++i)
-            clEnqueueWriteBuffer(b->q, b->sets[s][i], CL_TRUE, 0, bytes, fill, 0, NULL, NULL);
+    if (fill)
+        write_inputs(b, bytes, fill);
     free(fill);
 }
 
@@ -327,9 +334,7 @@ static void fill_random16(bench *b, size_t bytes)
         } while ((v & 0x7c00u) == 0x7c00u); /* finite as f16 (and so as bf16) */
         h[i] = v;
     }
-    for (int s = 0; s < b->n_sets; ++s)
-        for (int i = 0; i < 2; ++i)
-            clEnqueueWriteBuffer(b->q, b->sets[s][i], CL_TRUE, 0, bytes, h, 0, NULL, NULL);
+    write_inputs(b, bytes, h);
     free(h);
 }
 
@@ -360,19 +365,23 @@ static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t by
     b->op_ctx = b->ctx;
 }
 
-static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
+/* Whether --op keeps some table row of kind `what`. */
+static bool table_rows_wanted(const char *what)
 {
-    bool computed = false;
     char dt[48];
     for (size_t o = 0; o < N_TABLE_OPS; ++o)
-        computed = computed || table_row_wanted(o, "computed", dt);
-    if (computed)
+        if (table_row_wanted(o, what, dt))
+            return true;
+    return false;
+}
+
+static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
+{
+    /* the refills write every set's inputs: only for rows that run */
+    if (table_rows_wanted("computed"))
         refill_standard(b, bytes);
     table_op_rows(b, b->ctx_computed, "computed", bytes, copy_gbs);
-    bool any = false; /* the refill below writes every buffer: only for a row that runs */
-    for (size_t o = 0; o < N_TABLE_OPS && random_too; ++o)
-        any = any || table_row_wanted(o, "random inputs", dt);
-    if (!any)
+    if (!random_too || !table_rows_wanted("random inputs"))
         return;
     fill_random16(b, bytes); /* the buffers are refilled for the next size */
     table_op_rows(b, b->ctx, "random inputs", bytes, copy_gbs);
