@@ -34,8 +34,9 @@
  *                       (docs/performance.md). Ops with parameters (softcap, xielu)
  *                       have no table and so keep class 32 too, softcap's tanh
  *                       included: not measured in this class; except softcap where the
- *                       profile runs it in the fix-up form (src/pointwise.c: PoCL's
- *                       class 32 is 4-wide, its fix-up form one element per item) */
+ *                       profile runs it in the fix-up form, which needs one element
+ *                       per item (src/pointwise.c; PoCL's classes 32 and ACT32 are both
+ *                       1/1/0 since 542dd44, so there the two agree) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,
