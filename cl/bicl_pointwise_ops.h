@@ -45,12 +45,11 @@ BICL_FN float bicl_round_to_storage(float x, int dt)
 /* BICL_CR1(f, a) and BICL_CR2(f, a, b) in a registry EXPR (bicl_ops.def) mark a correctly
  * rounded function of one or two arguments that has a fast form f_fast (bicl_math_f32.h,
  * BICL_M_CR_FAST1, _FAST2): a plain call here, f_fast in bicl_op_unary_fast below, which
- * redefines BICL_CR1_CALL_ and BICL_CR2_CALL_ for its own body and restores them. One
- * macro per arity: OpenCL C 1.2 has no variadic macros (NVIDIA's compiler refuses them). */
-#define BICL_CR1(f, a)             BICL_CR1_CALL_(f, a)
-#define BICL_CR2(f, a, b)          BICL_CR2_CALL_(f, a, b)
-#define BICL_CR1_CALL_(f, a)       f(a)
-#define BICL_CR2_CALL_(f, a, b)    f(a, b)
+ * redefines both for its own body and restores them (a macro expands where it is used).
+ * One macro per arity: OpenCL C 1.2 has no variadic macros (NVIDIA's compiler refuses
+ * them). */
+#define BICL_CR1(f, a)    f(a)
+#define BICL_CR2(f, a, b) f(a, b)
 
 /* Unary ops: exact or within the ulp bound of their registry row (docs/accuracy.md).
  * p0..p3: the op's parameters (bicl_ops.def's PF column), unused ones 0. The identity
@@ -108,10 +107,10 @@ BICL_FN float bicl_op_glu_twice(int act, float g, float u, float p0, float p1, i
  * calls a function through BICL_CR1 / BICL_CR2, that function's fast form, with *ok = 1 where the
  * value is bicl_op_unary's (bicl_op_glu_twice's) and 0 where the caller must compute
  * that itself; any other op's EXPR, with *ok = 1. */
-#undef BICL_CR1_CALL_
-#undef BICL_CR2_CALL_
-#define BICL_CR1_CALL_(f, a)    f##_fast(a, &ok_)
-#define BICL_CR2_CALL_(f, a, b) f##_fast(a, b, &ok_)
+#undef BICL_CR1
+#undef BICL_CR2
+#define BICL_CR1(f, a)    f##_fast(a, &ok_)
+#define BICL_CR2(f, a, b) f##_fast(a, b, &ok_)
 #define BICL_X_UNARY_FAST_CASE(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE,     \
                                EXPR)                                                               \
     case BICL_OP_##ID:                                                                             \
@@ -153,10 +152,10 @@ BICL_FN float bicl_op_glu_twice_fast(int act, float g, float u, float p0, float 
     *ok = ok_;
     return v;
 }
-#undef BICL_CR1_CALL_
-#undef BICL_CR2_CALL_
-#define BICL_CR1_CALL_(f, a)    f(a)
-#define BICL_CR2_CALL_(f, a, b) f(a, b)
+#undef BICL_CR1
+#undef BICL_CR2
+#define BICL_CR1(f, a)    f(a)
+#define BICL_CR2(f, a, b) f(a, b)
 
 /* Gated unit: the element of gate g and up u (bicl_ops.def's ORDER says how act(g) and u
  * combine). gpt-oss's clamped SwiGLU is one formula, rounded once. With round_dt =
