@@ -22,6 +22,10 @@
  * The rows form (ROPE_ROWS_AS, PoCL's) maps the same arithmetic one pair per work-item in
  * a 2-d launch; see its comment.
  *
+ * M-RoPE (bicl_mrope_apply) runs these kernels in their M-RoPE forms: a token has three
+ * positions and each pair rotates at the position of its section's row (below,
+ * rope_token_positions and rope_pair_position); nothing else differs.
+ *
  * Positions are checked here: an out-of-range one is counted once per token (by its
  * first unit) and its token's rotary elements become the canonical NaN; nothing is read
  * at that position. Pass-through elements are still copied. */
@@ -29,6 +33,7 @@
 #include "bicl_kernel.h"
 #include "bicl_rope_rotate.h"
 #include "bicl_rope_math.h"
+#include "bicl_mrope.h"
 
 /* Bits of the flags argument (src/rope.c writes the same values). */
 #define ROPE_GPTJ         1u
@@ -71,15 +76,50 @@ BICL_FN float2 rope_cos_sin_inline(int p, uint i, uint flags, global const ulong
 #endif
 }
 
-/* The position of token t (batch row b, index s in it; one_row: b = 0, s = t), for the
- * rows form: plain divisions, which LLVM hoists out of PoCL's work-item loop (bicl_divmod's
+/* Where the position of token t (batch row b, index s in it; one_row: b = 0, s = t) is, for
+ * the rows form: plain divisions, which LLVM hoists out of PoCL's work-item loop (bicl_divmod's
  * branch kept the loop scalar). */
-BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb, ulong pos_ss,
-                              ulong S, uint t, uint one_row, ulong *b, ulong *s)
+BICL_FN ulong rope_row_position_at(ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, uint t,
+                                   uint one_row, ulong *b, ulong *s)
 {
     *b = one_row ? 0 : t / S;
     *s = t - *b * S;
-    return pos[pos_off + *b * pos_sb + *s * pos_ss];
+    return pos_off + *b * pos_sb + *s * pos_ss;
+}
+
+/* M-RoPE (bicl_mrope_apply, src/mrope.c, launches these kernels): a token has three
+ * positions (rows t, h, w of the positions view, pos_sr apart) and pair i rotates at the
+ * position of its row, bicl_mrope_row. mode: ROPE_M_NONE (1-D RoPE: one row), or the
+ * section layout; a kernel has it as a constant (a 1-D or specialised kernel) or as an
+ * argument (the general M-RoPE kernels). */
+#define ROPE_M_NONE        0u
+#define ROPE_M_CHUNKED     1u
+#define ROPE_M_INTERLEAVED 2u
+
+/* The positions of the token whose row-0 position is at pos[at]: rows t, h, w into *p0,
+ * *p1, *p2 (1-D: p0 three times). Returns whether all are in [0, limit]; *bad is the
+ * smallest that is not (the value counted). Scalars, no array or loop: PoCL keeps a private
+ * array in memory per work-item, and its loads turned the rows form's body into gathers. */
+BICL_FN bool rope_token_positions(global const int *pos, ulong at, ulong pos_sr, uint mode,
+                                  int limit, int *p0, int *p1, int *p2, int *bad)
+{
+    *p0 = pos[at];
+    *p1 = mode ? pos[at + pos_sr] : *p0;
+    *p2 = mode ? pos[at + 2u * pos_sr] : *p0;
+    bool ok0 = *p0 >= 0 && *p0 <= limit, ok1 = *p1 >= 0 && *p1 <= limit;
+    bool ok2 = *p2 >= 0 && *p2 <= limit;
+    *bad = min(ok0 ? INT_MAX : *p0, min(ok1 ? INT_MAX : *p1, ok2 ? INT_MAX : *p2));
+    return ok0 && ok1 && ok2;
+}
+
+/* The position pair i rotates at: p0 for 1-D RoPE, else its section's row. */
+BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int p0, int p1,
+                               int p2)
+{
+    if (!mode)
+        return p0;
+    int r = bicl_mrope_row((int)i, (int)s0, (int)s1, (int)s2, mode == ROPE_M_INTERLEAVED);
+    return r == 0 ? p0 : (r == 1 ? p1 : p2);
 }
 
 /* (cos, sin) of the VW table entries t[i .. i + VW) into cs[2 VW]: one float2, float8 or
@@ -150,6 +190,11 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         ulong qo_off, ulong4 qo_st, global const BICL_ST_##TI *ki, ulong ki_off, ulong4 ki_st,     \
         global BICL_ST_##TO *ko, ulong ko_off, ulong4 ko_st, global const float2 *table,           \
         int limit, global int *err
+/* M-RoPE's kernels take the positions' row stride too, and the general ones the sections
+ * and mode (msec: s0, s1, s2, mode), which a specialised kernel has as constants. */
+#define ROPE_PARAMS_M(TI, TO)           ROPE_PARAMS(TI, TO), ulong pos_sr, int4 msec
+#define ROPE_PARAMS_SPEC_M(TI, TO)      ROPE_PARAMS_SPEC(TI, TO), ulong pos_sr
+#define ROPE_PARAMS_ROWS_SPEC_M(TI, TO) ROPE_PARAMS_ROWS_SPEC(TI, TO), ulong pos_sr
 /* What the general rows kernel takes and does not use (its specialised form does not
  * take it). */
 #define ROPE_UNUSED_ROWS()                                                                         \
@@ -166,12 +211,17 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
  * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
  * multiples of VW, so a whole group of VW lies on one side. */
-#define ROPE_KERNEL_AS(NAME, PARAMS, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK)      \
+#define ROPE_KERNEL_AS(NAME, PARAMS, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK,      \
+                       MODE, MS0, MS1, MS2, MSR)                                                   \
     kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         /* the arguments, or a specialised program's constants in their place */                 \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), groups = (GROUPS), flags = (FLAGS);      \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
+        const uint mode = (MODE), ms0 = (MS0), ms1 = (MS1), ms2 = (MS2);                           \
+        /* one position for a whole group of VW pairs: 1-D, or sections of whole groups */        \
+        const bool group_p = mode == ROPE_M_NONE ||                                                \
+                             (mode == ROPE_M_CHUNKED && ms0 % VW == 0u && ms1 % VW == 0u);         \
         /* every head in one block: the head loop's bounds are constants when hq, hk are */        \
         const bool all_heads = (flags & ROPE_ALL_HEADS) != 0;                                      \
         const uint hpu = all_heads ? hq + hk : hpu_a, hblocks = all_heads ? 1u : hblocks_a;        \
@@ -193,23 +243,28 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
                 b = bicl_divmod(t, S, &s);                                                         \
             uint g = (uint)g_, h0 = (uint)hb_ * hpu;                                               \
             uint h1 = h0 + min(hpu, hq + hk - h0);                                                 \
-            int p = pos[pos_off + b * pos_sb + s * pos_ss];                                        \
-            bool ok = p >= 0 && p <= limit;                                                        \
+            int p0, p1, p2, bad;                                                                   \
+            bool ok = rope_token_positions(pos, pos_off + b * pos_sb + s * pos_ss, (MSR), mode,    \
+                                           limit, &p0, &p1, &p2, &bad);                            \
             if (!ok && hb_ == 0 && g == 0) {                                                       \
-                atomic_min(&err[1], p); /* before the count: see rope_errors_take */               \
+                atomic_min(&err[1], bad); /* before the count: see rope_errors_take */             \
                 atomic_inc(&err[0]);                                                               \
             }                                                                                      \
             /* Rotary: pairs i0 .. i0 + VW, whole (see the top of the file). */                    \
             uint i0 = g * VW;                                                                      \
             float cs[2 * VW]; /* (cos, sin) of each pair, read once for the block */               \
             if (i0 < half_r && ok) {                                                               \
-                if (!(flags & ROPE_INLINE)) {                                                      \
+                if (!(flags & ROPE_INLINE) && group_p) {                                           \
+                    int p = rope_pair_position(i0, mode, ms0, ms1, ms2, p0, p1, p2);               \
                     ulong row = (ulong)p * half_r; /* entries of positions before p */             \
                     ROPE_TABLE_LD_##VW(table, row + i0, cs);                                       \
                 } else {                                                                           \
                     for (uint l = 0; l < VW; ++l) {                                                \
-                        float2 v = rope_cos_sin_inline(p, i0 + l, flags, inv_bits, inv_f,          \
-                                                       attn_bits, attn_f);                         \
+                        int p = rope_pair_position(i0 + l, mode, ms0, ms1, ms2, p0, p1, p2);       \
+                        float2 v = (flags & ROPE_INLINE)                                           \
+                                       ? rope_cos_sin_inline(p, i0 + l, flags, inv_bits, inv_f,    \
+                                                             attn_bits, attn_f)                    \
+                                       : table[(ulong)p * half_r + i0 + l];                        \
                         cs[2 * l] = v.x;                                                           \
                         cs[2 * l + 1] = v.y;                                                       \
                     }                                                                              \
@@ -286,7 +341,12 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
 /* The general kernel: every layout value an argument. */
 #define ROPE_KERNEL(TI, TO, VW)                                                                    \
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, ROPE_PARAMS, TI, TO, VW, flags_a, half_r_a, groups_a, \
-                   lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
+                   lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+/* The general M-RoPE kernel: its sections and mode are arguments too. */
+#define ROPE_MKERNEL(TI, TO, VW)                                                                   \
+    ROPE_KERNEL_AS(rope_m_##TI##_##TO##_v##VW, ROPE_PARAMS_M, TI, TO, VW, flags_a, half_r_a,       \
+                   groups_a, lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, (uint)msec.s3,    \
+                   (uint)msec.s0, (uint)msec.s1, (uint)msec.s2, pos_sr)
 
 /* A kernel specialised to one layout (src/rope.c, rope_kernel_acquire): flags (with
  * ROPE_ALL_HEADS and ROPE_ONE_ROW), rotary_dim / 2, groups, lay and the head counts are
@@ -298,7 +358,13 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
                        ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,                              \
                    ROPE_PARAMS_SPEC, TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u,        \
-                   L3##u, HQ##u, HK##u)
+                   L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+/* ... and specialised to M-RoPE's mode and sections too (M: mode, S0..S2: the sections). */
+#define ROPE_MKERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)          \
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
+                       ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK##_m##M##_##S0##_##S1##_##S2,  \
+                   ROPE_PARAMS_SPEC_M, TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u,      \
+                   L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
 
 /* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
  * dim 0 the index i of a head's rotary pair (exactly rotary_dim / 2 work-items, one
@@ -314,11 +380,13 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
  * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
  * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
  * ROPE_PARAMS_ROWS_SPEC; table source only. */
-#define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK)            \
+#define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
+                     MS1, MS2, MSR)                                                                \
     kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
+        const uint mode = (MODE), ms0 = (MS0), ms1 = (MS1), ms2 = (MS2);                           \
         UNUSED();                                                                                  \
         const int inv = (flags & ROPE_INVERSE) != 0;                                               \
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
@@ -329,8 +397,13 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         uint i = (uint)get_global_id(0), th = (uint)get_global_id(1);                              \
         uint t = th / (hq + hk), h = th - t * (hq + hk);                                           \
         ulong b, s;                                                                                \
-        int p = rope_row_position(pos, pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s); \
-        bool ok = p >= 0 && p <= limit;                                                            \
+        ulong pa =                                                                                 \
+            rope_row_position_at(pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s);     \
+        int p0, p1, p2, bad;                                                                       \
+        bool ok = rope_token_positions(pos, pa, (MSR), mode, limit, &p0, &p1, &p2, &bad);          \
+        /* M-RoPE: the pair's row (a gather of the table; three rows' loads and a select     \
+         * measured slower on PoCL, docs/performance.md) */                                        \
+        int p = rope_pair_position(i, mode, ms0, ms1, ms2, p0, p1, p2);                            \
         bool isq = h < hq;                                                                         \
         uint hh = isq ? h : h - hq;                                                                \
         uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                           \
@@ -397,10 +470,12 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
         if (get_local_id(0) == 0) {                                                                \
             uint row = (uint)get_group_id(1), tok = row / (hq + hk);                               \
             if (row == tok * (hq + hk)) {                                                          \
-                int bad = rope_row_position(pos, pos_off, pos_sb, pos_ss, S, tok,                  \
-                                            flags & ROPE_ONE_ROW, &b, &s);                         \
-                if (!(bad >= 0 && bad <= limit)) {                                                 \
-                    atomic_min(&err[1], bad); /* before the count: see rope_errors_take */         \
+                ulong tb, ts; /* new variables: PoCL keeps one used on both sides per item */   \
+                ulong at = rope_row_position_at(pos_off, pos_sb, pos_ss, S, tok,                   \
+                                                flags & ROPE_ONE_ROW, &tb, &ts);                   \
+                int t0, t1, t2, worst;                                                             \
+                if (!rope_token_positions(pos, at, (MSR), mode, limit, &t0, &t1, &t2, &worst)) {   \
+                    atomic_min(&err[1], worst); /* before the count: see rope_errors_take */       \
                     atomic_inc(&err[0]);                                                           \
                 }                                                                                  \
             }                                                                                      \
@@ -409,21 +484,33 @@ BICL_FN int rope_row_position(global const int *pos, ulong pos_off, ulong pos_sb
 
 #define ROPE_ROWS(TI, TO)                                                                          \
     ROPE_ROWS_AS(rope_rows_##TI##_##TO, ROPE_PARAMS, ROPE_UNUSED_ROWS, TI, TO, flags_a, half_r_a,  \
-                 lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a)
+                 lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+#define ROPE_MROWS(TI, TO)                                                                         \
+    ROPE_ROWS_AS(rope_rows_m_##TI##_##TO, ROPE_PARAMS_M, ROPE_UNUSED_ROWS, TI, TO, flags_a,        \
+                 half_r_a, lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, (uint)msec.s3,      \
+                 (uint)msec.s0, (uint)msec.s1, (uint)msec.s2, pos_sr)
 #define ROPE_ROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                   \
     ROPE_ROWS_AS(                                                                                  \
         rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,      \
         ROPE_PARAMS_ROWS_SPEC, ROPE_UNUSED_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u,      \
-        L3##u, HQ##u, HK##u)
+        L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+#define ROPE_MROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)                   \
+    ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
+                     ##_k##HK##_m##M##_##S0##_##S1##_##S2,                                         \
+                 ROPE_PARAMS_ROWS_SPEC_M, ROPE_UNUSED_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u,  \
+                 L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
 
 /* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,
  * half, groups, lay0, lay1, lay2, lay3, hq, hk)", "ROPE_ROWS(ti, to)", "ROPE_ROWS_SPEC(ti,
- * to, flags, half, lay0, lay1, lay2, lay3, hq, hk)", or "ROPE_BUILDERS" for a program with the
- * position-id builders only (they are in every program). */
+ * to, flags, half, lay0, lay1, lay2, lay3, hq, hk)", their M-RoPE forms ROPE_MKERNEL,
+ * ROPE_MROWS (the same arguments) and ROPE_MKERNEL_SPEC, ROPE_MROWS_SPEC (mode, s0, s1, s2
+ * appended), or "ROPE_BUILDERS" for a program with the position-id builders only (they are
+ * in every program). */
 #define ROPE_BUILDERS
 #ifndef BICL_SELECTED
 #define ROPE_KERNELS_(TI, TO)                                                                      \
-    ROPE_KERNEL(TI, TO, 1) ROPE_KERNEL(TI, TO, 4) ROPE_KERNEL(TI, TO, 8) ROPE_ROWS(TI, TO)
+    ROPE_KERNEL(TI, TO, 1) ROPE_KERNEL(TI, TO, 4) ROPE_KERNEL(TI, TO, 8) ROPE_ROWS(TI, TO)         \
+        ROPE_MKERNEL(TI, TO, 1) ROPE_MKERNEL(TI, TO, 4) ROPE_MKERNEL(TI, TO, 8) ROPE_MROWS(TI, TO)
 BICL_FOR_DTYPE_PAIRS(ROPE_KERNELS_)
 #endif
 

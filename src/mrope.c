@@ -24,17 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Flag bits of the mrope kernels (cl/mrope.cl). */
-enum {
-    MROPE_GPTJ = 1,
-    MROPE_INVERSE = 2,
-    MROPE_INLINE = 4,
-    MROPE_HF = 8,
-    MROPE_Q_IN_PLACE = 16,
-    MROPE_K_IN_PLACE = 32,
-    MROPE_INTERLEAVED = 64,
-};
-
 struct bicl_mrope_plan {
     bicl_rope_plan *rope;
     bicl_mrope_config m;
@@ -241,58 +230,6 @@ static bicl_status check_positions(bicl_context *ctx, bicl_memo *memo, const bic
     return st;
 }
 
-/* Head blocks as in 1-D RoPE (src/rope.c, rope_launch_shape): all heads of a token per
- * unit while min_items units remain, down to one head per unit for decode. */
-typedef struct mrope_shape {
-    cl_uint groups, hpu, hblocks, ipt;
-    size_t units, wg;
-} mrope_shape;
-
-static mrope_shape launch_shape(bicl_context *ctx, const bicl_rope_use *u, bicl_dtype in,
-                                bicl_dtype out)
-{
-    bicl_variant var = bicl_context_variant_for(ctx, bicl_vclass_of_rope(in, out));
-    mrope_shape sh;
-    sh.wg = var.work_group_size;
-    bool copy = u->pass > 0 && (!u->q_in_place || (u->hk > 0 && !u->k_in_place));
-    int groups = copy && u->pass > u->half ? u->pass : u->half;
-    sh.groups = (cl_uint)groups;
-    size_t heads = u->hq + u->hk, blocks = heads, per_block = u->T * sh.groups;
-    if (per_block > 0 && heads > 0) {
-        blocks = (u->min_items + per_block - 1) / per_block;
-        if (blocks > heads)
-            blocks = heads;
-    }
-    if (blocks == 0)
-        blocks = 1;
-    sh.hpu = heads ? (cl_uint)((heads + blocks - 1) / blocks) : 1;
-    sh.hblocks = heads ? (cl_uint)((heads + sh.hpu - 1) / sh.hpu) : 1;
-    sh.units = u->T * sh.hblocks * sh.groups;
-    size_t cap = sh.units / (u->min_items ? u->min_items : 1);
-    sh.ipt = var.items_per_thread;
-    if (sh.ipt > cap)
-        sh.ipt = cap > 1 ? (cl_uint)cap : 1;
-    return sh;
-}
-
-static cl_ulong4 qk_strides(const bicl_tensor *t)
-{
-    cl_ulong4 s;
-    int r = t->rank;
-    s.s[0] = r == 4 ? (cl_ulong)t->stride[0] : 0;
-    s.s[1] = (cl_ulong)t->stride[r - 3];
-    s.s[2] = (cl_ulong)t->stride[r - 2];
-    s.s[3] = (cl_ulong)t->stride[r - 1];
-    return s;
-}
-
-static void arg_qk(bicl_args *a, const bicl_tensor *t)
-{
-    cl_ulong4 st = qk_strides(t);
-    bicl_arg_view(a, t);
-    bicl_arg_scalar(a, sizeof st, &st);
-}
-
 bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_mrope_plan *plan,
                              bicl_rope_source source, int inverse, const bicl_tensor *positions,
                              const bicl_tensor *q_in, const bicl_tensor *q_out,
@@ -307,71 +244,16 @@ bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bi
     bicl_memo_start(&memo);
     if (st == BICL_SUCCESS)
         st = check_positions(ctx, &memo, positions, q_out, k_out);
-    bicl_rope_use u;
-    bicl_tensor row0;
-    if (st == BICL_SUCCESS) {
-        row0 = positions_row0(positions);
-        st = bicl_rope_check_use(ctx, &memo, plan->rope, source, &row0, q_in, q_out, k_in, k_out,
-                                 &u);
-    }
     if (st != BICL_SUCCESS)
         return st;
-    const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
-    mrope_shape sh = launch_shape(ctx, &u, q_in->dtype, q_out->dtype);
-    const char *ti = bicl_dtype_tag(q_in->dtype), *to = bicl_dtype_tag(q_out->dtype);
-    char name[48], instance[BICL_INSTANCE_MAX];
-    bicl_name_format(name, sizeof name, "mrope_%s_%s", ti, to);
-    bicl_name_format(instance, sizeof instance, "MROPE_KERNEL(%s, %s)", ti, to);
-    bicl_kernel *k = NULL;
-    st = bicl_kernel_acquire(ctx, BICL_FAMILY_MROPE, instance, name, &k);
-    if (st != BICL_SUCCESS)
-        return st;
-    cl_uint flags = (u.gptj ? MROPE_GPTJ : 0) | (inverse ? MROPE_INVERSE : 0) |
-                    (u.source == BICL_ROPE_SOURCE_INLINE ? MROPE_INLINE : 0) |
-                    (u.hf ? MROPE_HF : 0) | (u.q_in_place ? MROPE_Q_IN_PLACE : 0) |
-                    (u.k_in_place ? MROPE_K_IN_PLACE : 0) |
-                    (plan->m.layout == BICL_MROPE_INTERLEAVED ? MROPE_INTERLEAVED : 0);
-    cl_ulong pos_off = positions->offset, pos_sr = (cl_ulong)positions->stride[0];
-    cl_ulong pos_sb = positions->rank == 3 ? (cl_ulong)positions->stride[1] : 0;
-    cl_ulong pos_ss = (cl_ulong)positions->stride[positions->rank - 1];
-    cl_ulong S = u.S, T = u.T;
-    cl_uint hq = (cl_uint)u.hq, hk = (cl_uint)u.hk, half = (cl_uint)u.half, pass = (cl_uint)u.pass;
-    cl_int sec[3] = {plan->m.section[0], plan->m.section[1], plan->m.section[2]};
-    cl_int limit = u.limit;
-    cl_ulong attn_bits;
-    memcpy(&attn_bits, &u.attn, sizeof attn_bits);
-    bicl_args a = {k, 0, CL_SUCCESS};
-    bicl_arg(&a, sizeof(cl_mem), &positions->mem);
-    bicl_arg_scalar(&a, sizeof pos_off, &pos_off);
-    bicl_arg_scalar(&a, sizeof pos_sr, &pos_sr);
-    bicl_arg_scalar(&a, sizeof pos_sb, &pos_sb);
-    bicl_arg_scalar(&a, sizeof pos_ss, &pos_ss);
-    bicl_arg_scalar(&a, sizeof S, &S);
-    bicl_arg_scalar(&a, sizeof T, &T);
-    arg_qk(&a, q_in);
-    arg_qk(&a, q_out);
-    bicl_arg_scalar(&a, sizeof hq, &hq);
-    arg_qk(&a, ki);
-    arg_qk(&a, ko);
-    bicl_arg_scalar(&a, sizeof hk, &hk);
-    bicl_arg_scalar(&a, sizeof half, &half);
-    bicl_arg_scalar(&a, sizeof pass, &pass);
-    bicl_arg_scalar(&a, sizeof sh.groups, &sh.groups);
-    bicl_arg_scalar(&a, sizeof sh.hpu, &sh.hpu);
-    bicl_arg_scalar(&a, sizeof sh.hblocks, &sh.hblocks);
-    bicl_arg_scalar(&a, sizeof flags, &flags);
-    for (int i = 0; i < 3; ++i)
-        bicl_arg_scalar(&a, sizeof sec[i], &sec[i]);
-    bicl_arg(&a, sizeof(cl_mem), &u.table);
-    bicl_arg(&a, sizeof(cl_mem), &u.inv);
-    bicl_arg(&a, sizeof(cl_mem), &u.inv_f);
-    bicl_arg_scalar(&a, sizeof attn_bits, &attn_bits);
-    bicl_arg_scalar(&a, sizeof u.attn_f, &u.attn_f);
-    bicl_arg_scalar(&a, sizeof limit, &limit);
-    bicl_arg(&a, sizeof(cl_mem), &u.err);
-    bicl_arg_scalar(&a, sizeof sh.ipt, &sh.ipt);
-    return bicl_args_launch(ctx, queue, &a, (sh.units + sh.ipt - 1) / sh.ipt, sh.wg, n_wait, wait,
-                            done);
+    /* RoPE's kernels (cl/rope.cl), each pair at the position of its row */
+    bicl_rope_mrope m = {
+        plan->m.layout == BICL_MROPE_INTERLEAVED ? BICL_ROPE_M_INTERLEAVED : BICL_ROPE_M_CHUNKED,
+        {(cl_uint)plan->m.section[0], (cl_uint)plan->m.section[1], (cl_uint)plan->m.section[2]},
+        (cl_ulong)positions->stride[0]};
+    bicl_tensor row0 = positions_row0(positions);
+    return bicl_rope_apply_mrope(ctx, queue, &memo, plan->rope, &m, source, inverse, &row0, q_in,
+                                 q_out, k_in, k_out, n_wait, wait, done);
 }
 
 bicl_status bicl_ref_mrope_head(const bicl_mrope_plan *plan, bicl_rope_source source, int inverse,

@@ -786,29 +786,54 @@ static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bi
     return sh;
 }
 
-/* The rows form's kernel (cl/rope.cl's ROPE_ROWS_SPEC, or ROPE_ROWS with
- * BICL_OPTION_ROPE_SPECIALISE 0): spec as below, groups unused; MLA's de-interleaving is
- * specialised too (on PoCL: 4.4 GB/s against 1.8 general at 64 MiB, 70c7a9c). */
-static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, const char *to,
-                                            const cl_uint spec[9], bicl_kernel **k,
-                                            rope_params *params)
+/* M-RoPE's part of a kernel's names (cl/rope.cl): the macro's "M" (ROPE_MKERNEL...), the
+ * general kernel's "m_" (rope_m_...), and a specialised kernel's name suffix and last
+ * instance arguments (mode and sections); all empty for 1-D RoPE (m NULL). */
+typedef struct rope_m_names {
+    const char *macro, *general;
+    char name[48], args[48];
+} rope_m_names;
+
+static rope_m_names rope_m_names_of(const bicl_rope_mrope *m)
 {
-    char name[160], instance[BICL_INSTANCE_MAX + 1];
+    rope_m_names n = {"", "", "", ""};
+    if (!m)
+        return n;
+    n.macro = "M";
+    n.general = "m_";
+    bicl_name_format(n.name, sizeof n.name, "_m%u_%u_%u_%u", m->mode, m->section[0], m->section[1],
+                     m->section[2]);
+    bicl_name_format(n.args, sizeof n.args, ", %u, %u, %u, %u", m->mode, m->section[0],
+                     m->section[1], m->section[2]);
+    return n;
+}
+
+/* The rows form's kernel (cl/rope.cl's ROPE_ROWS_SPEC, or ROPE_ROWS with
+ * BICL_OPTION_ROPE_SPECIALISE 0; their M-RoPE forms for m): spec as below, groups unused;
+ * MLA's de-interleaving is specialised too (on PoCL: 4.4 GB/s against 1.8 general at 64
+ * MiB, 70c7a9c). */
+static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, const char *to,
+                                            const cl_uint spec[9], const rope_m_names *mn,
+                                            bicl_kernel **k, rope_params *params)
+{
+    char name[192], instance[BICL_INSTANCE_MAX + 1];
     *params = ROPE_ARGS_ROWS_SPEC;
     if (ctx->opts.rope_specialise) {
-        bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u", ti, to,
-                         spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8]);
+        bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u%s", ti,
+                         to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8],
+                         mn->name);
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
         bicl_name_format(instance, sizeof instance,
-                         "ROPE_ROWS_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u)", ti, to, spec[0],
-                         spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8]);
+                         "ROPE_%sROWS_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u%s)", mn->macro,
+                         ti, to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7],
+                         spec[8], mn->args);
         if (strlen(instance) < BICL_INSTANCE_MAX)
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
     *params = ROPE_ARGS_ALL;
-    bicl_name_format(name, sizeof name, "rope_rows_%s_%s", ti, to);
-    bicl_name_format(instance, sizeof instance, "ROPE_ROWS(%s, %s)", ti, to);
+    bicl_name_format(name, sizeof name, "rope_rows_%s%s_%s", mn->general, ti, to);
+    bicl_name_format(instance, sizeof instance, "ROPE_%sROWS(%s, %s)", mn->macro, ti, to);
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
 }
 
@@ -819,40 +844,41 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
  * Speed only: both give the same bits. vw 0: the rows form's kernel. *params: the kernel's
  * parameter list. */
 static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
-                                       unsigned vw, const cl_uint spec[9], bicl_kernel **k,
-                                       rope_params *params)
+                                       unsigned vw, const cl_uint spec[9], const bicl_rope_mrope *m,
+                                       bicl_kernel **k, rope_params *params)
 {
     const char *ti = bicl_dtype_tag(in), *to = bicl_dtype_tag(out);
-    char name[160], instance[BICL_INSTANCE_MAX + 1];
+    char name[192], instance[BICL_INSTANCE_MAX + 1];
+    rope_m_names mn = rope_m_names_of(m);
     if (vw == 0)
-        return rope_rows_kernel_acquire(ctx, ti, to, spec, k, params);
+        return rope_rows_kernel_acquire(ctx, ti, to, spec, &mn, k, params);
     *params = ROPE_ARGS_SPEC;
     if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
-        bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u", ti,
+        bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u%s", ti,
                          to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
-                         spec[7], spec[8]);
+                         spec[7], spec[8], mn.name);
         /* the instance text only for a build: a kernel in the pool had one that fitted */
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
         bicl_name_format(instance, sizeof instance,
-                         "ROPE_KERNEL_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u)", ti, to,
-                         vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6], spec[7],
-                         spec[8]);
+                         "ROPE_%sKERNEL_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u%s)",
+                         mn.macro, ti, to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5],
+                         spec[6], spec[7], spec[8], mn.args);
         if (strlen(instance) < BICL_INSTANCE_MAX) /* the name is shorter than the instance */
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
     *params = ROPE_ARGS_ALL;
-    bicl_name_format(name, sizeof name, "rope_%s_%s_v%u", ti, to, vw);
-    bicl_name_format(instance, sizeof instance, "ROPE_KERNEL(%s, %s, %u)", ti, to, vw);
+    bicl_name_format(name, sizeof name, "rope_%s%s_%s_v%u", mn.general, ti, to, vw);
+    bicl_name_format(instance, sizeof instance, "ROPE_%sKERNEL(%s, %s, %u)", mn.macro, ti, to, vw);
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
 }
 
 /* The flags of a validated call with launch shape sh (cl/rope.cl's bits), and its kernel
  * (rope_kernel_acquire; its parameter list into sh->params). */
 static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan,
-                                   bicl_rope_source source, int inverse, const rope_views *v,
-                                   rope_shape *sh, bicl_dtype in, bicl_dtype out, cl_uint *flags,
-                                   bicl_kernel **k)
+                                   const bicl_rope_mrope *m, bicl_rope_source source, int inverse,
+                                   const rope_views *v, rope_shape *sh, bicl_dtype in,
+                                   bicl_dtype out, cl_uint *flags, bicl_kernel **k)
 {
     const bicl_rope_config *c = &plan->cfg;
     *flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
@@ -871,27 +897,27 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
                              (cl_uint)(k_head_dim_of(c) - c->rotary_dim),
                              (cl_uint)v->hq,
                              (cl_uint)v->hk};
-    return rope_kernel_acquire(ctx, in, out, sh->rows ? 0 : sh->vw, spec, k, &sh->params);
+    return rope_kernel_acquire(ctx, in, out, sh->rows ? 0 : sh->vw, spec, m, k, &sh->params);
 }
 
 /* The launch shape of a validated call and its kernel: the rows form where the profile
  * wants it and the kernel's work-group limit holds a row (a row is one work-group: the
  * rows kernel counts on it), else the units form. */
 static bicl_status rope_shape_and_kernel(bicl_context *ctx, bicl_memo *memo,
-                                         const bicl_rope_plan *plan, bicl_rope_source source,
-                                         int inverse, const rope_views *v,
+                                         const bicl_rope_plan *plan, const bicl_rope_mrope *m,
+                                         bicl_rope_source source, int inverse, const rope_views *v,
                                          const bicl_tensor *const views[4], rope_shape *sh,
                                          cl_uint *flags, bicl_kernel **k)
 {
     bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
     *sh = rope_launch_shape(ctx, memo, plan, source, v, views, true);
-    bicl_status st = rope_kernel_for(ctx, plan, source, inverse, v, sh, in, out, flags, k);
+    bicl_status st = rope_kernel_for(ctx, plan, m, source, inverse, v, sh, in, out, flags, k);
     if (st != BICL_SUCCESS || !sh->rows || bicl_kernel_wg_max(ctx, *k) >= sh->units)
         return st;
     bicl_kernel_release(ctx, *k);
     *k = NULL;
     *sh = rope_launch_shape(ctx, memo, plan, source, v, views, false);
-    return rope_kernel_for(ctx, plan, source, inverse, v, sh, in, out, flags, k);
+    return rope_kernel_for(ctx, plan, m, source, inverse, v, sh, in, out, flags, k);
 }
 
 bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
@@ -915,7 +941,7 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     rope_shape sh;
     cl_uint flags;
     bicl_kernel *k = NULL;
-    st = rope_shape_and_kernel(ctx, &memo, plan, source, 0, &v, views, &sh, &flags, &k);
+    st = rope_shape_and_kernel(ctx, &memo, plan, NULL, source, 0, &v, views, &sh, &flags, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_kernel_release(ctx, k);
@@ -931,9 +957,10 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
 /* The kernel arguments of a validated call in the order of sh->params' list (cl/rope.cl:
  * ROPE_PARAMS, or a specialised kernel's shorter ROPE_PARAMS_SPEC / _ROWS_SPEC, without
  * the values that are its constants). views: q_in, q_out, k_in, k_out (q's where no k). */
-static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, bicl_rope_source source,
-                          const rope_views *v, const rope_shape *sh, cl_uint flags,
-                          const bicl_tensor *positions, const bicl_tensor *const views[4])
+static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_rope_mrope *m,
+                          bicl_rope_source source, const rope_views *v, const rope_shape *sh,
+                          cl_uint flags, const bicl_tensor *positions,
+                          const bicl_tensor *const views[4])
 {
     const bool all = sh->params == ROPE_ARGS_ALL, rows_spec = sh->params == ROPE_ARGS_ROWS_SPEC;
     const bicl_rope_config *c = &plan->cfg;
@@ -984,6 +1011,13 @@ static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, bicl_rope_so
     bicl_arg(a, sizeof(cl_mem), &plan->err_mem);
     if (!rows_spec)
         bicl_arg_scalar(a, sizeof sh->ipt, &sh->ipt);
+    if (m) /* ROPE_PARAMS_M and the specialised _M lists */
+        bicl_arg_scalar(a, sizeof m->row_stride, &m->row_stride);
+    if (m && all) {
+        cl_int4 msec = {
+            {(cl_int)m->section[0], (cl_int)m->section[1], (cl_int)m->section[2], (cl_int)m->mode}};
+        bicl_arg_scalar(a, sizeof msec, &msec);
+    }
 }
 
 bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bicl_rope_plan *plan,
@@ -996,11 +1030,25 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     if (!ctx)
         return bicl_fail(BICL_ERR_NULL_POINTER, "bicl_rope_apply: ctx is NULL");
     bicl_status st = bicl_queue_check(ctx, queue, n_wait, wait);
+    if (st != BICL_SUCCESS)
+        return st;
     bicl_memo memo;
     bicl_memo_start(&memo);
+    return bicl_rope_apply_mrope(ctx, queue, &memo, plan, NULL, source, inverse, positions, q_in,
+                                 q_out, k_in, k_out, n_wait, wait, done);
+}
+
+bicl_status bicl_rope_apply_mrope(bicl_context *ctx, cl_command_queue queue, bicl_memo *memo,
+                                  const bicl_rope_plan *plan, const bicl_rope_mrope *m,
+                                  bicl_rope_source source, int inverse,
+                                  const bicl_tensor *positions_row, const bicl_tensor *q_in,
+                                  const bicl_tensor *q_out, const bicl_tensor *k_in,
+                                  const bicl_tensor *k_out, cl_uint n_wait, const cl_event *wait,
+                                  cl_event *done)
+{
     rope_views v = {0};
-    if (st == BICL_SUCCESS)
-        st = check_apply(ctx, &memo, plan, &source, positions, q_in, q_out, k_in, k_out, &v);
+    bicl_status st =
+        check_apply(ctx, memo, plan, &source, positions_row, q_in, q_out, k_in, k_out, &v);
     if (st != BICL_SUCCESS)
         return st;
     const bicl_tensor *ki = k_in ? k_in : q_in, *ko = k_out ? k_out : q_out;
@@ -1008,11 +1056,11 @@ bicl_status bicl_rope_apply(bicl_context *ctx, cl_command_queue queue, const bic
     rope_shape sh;
     cl_uint flags = 0;
     bicl_kernel *k = NULL;
-    st = rope_shape_and_kernel(ctx, &memo, plan, source, inverse, &v, views, &sh, &flags, &k);
+    st = rope_shape_and_kernel(ctx, memo, plan, m, source, inverse, &v, views, &sh, &flags, &k);
     if (st != BICL_SUCCESS)
         return st;
     bicl_args a = {k, 0, CL_SUCCESS};
-    rope_set_args(&a, plan, source, &v, &sh, flags, positions, views);
+    rope_set_args(&a, plan, m, source, &v, &sh, flags, positions_row, views);
     if (sh.rows)
         return bicl_args_launch_groups(ctx, queue, &a, sh.units, v.T * sh.hblocks, n_wait, wait,
                                        done);
@@ -1305,41 +1353,6 @@ bicl_status bicl_ref_positions_padded(const void *mask, bicl_dtype mask_dtype, s
 }
 
 /* ------------------------------------------------- for M-RoPE (src/mrope.c) */
-
-bicl_status bicl_rope_check_use(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
-                                bicl_rope_source source, const bicl_tensor *positions_row,
-                                const bicl_tensor *q_in, const bicl_tensor *q_out,
-                                const bicl_tensor *k_in, const bicl_tensor *k_out,
-                                bicl_rope_use *use)
-{
-    rope_views v = {0};
-    bicl_status st =
-        check_apply(ctx, memo, plan, &source, positions_row, q_in, q_out, k_in, k_out, &v);
-    if (st != BICL_SUCCESS)
-        return st;
-    const bicl_rope_config *c = &plan->cfg;
-    *use = (bicl_rope_use){v.B,
-                           v.S,
-                           v.T,
-                           v.hq,
-                           v.hk,
-                           v.q_in_place,
-                           v.k_in_place,
-                           source,
-                           source_limit(plan, source),
-                           plan->half,
-                           c->head_dim - c->rotary_dim,
-                           c->style == BICL_ROPE_GPTJ,
-                           c->angle_mode == BICL_ROPE_ANGLE_HF,
-                           plan->min_items,
-                           plan->table_mem,
-                           plan->inv_mem,
-                           plan->inv_f_mem,
-                           plan->err_mem,
-                           plan->attn,
-                           plan->attn_f};
-    return BICL_SUCCESS;
-}
 
 bicl_status bicl_rope_plan_limit(const bicl_rope_plan *plan, bicl_rope_source *source, int *limit)
 {

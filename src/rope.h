@@ -24,28 +24,25 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
  * arithmetic, src/rope.c): for tests/test_rope_conformance.c. */
 bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float *out);
 
-/* What bicl_mrope_apply needs of a 1-D plan and of one validated call: src/rope.c
- * validates the q/k views against the token dims of one position row exactly as
- * bicl_rope_apply does, and hands out the plan's buffers. */
-typedef struct bicl_rope_use {
-    size_t B, S, T, hq, hk;
-    bool q_in_place, k_in_place;
-    bicl_rope_source source; /* AUTO resolved */
-    int limit;               /* the largest valid position of that source */
-    int half, pass;          /* rotary_dim / 2, head_dim - rotary_dim */
-    bool gptj, hf;
-    size_t min_items; /* work-items that keep the device busy */
-    cl_mem table, inv, inv_f, err;
-    double attn;
-    float attn_f;
-} bicl_rope_use;
-/* bicl_rope_apply's checks of (plan, source, positions row, q, k) and the call's
- * shape; positions_row is a rank 1 or 2 view of one position row. */
-bicl_status bicl_rope_check_use(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
-                                bicl_rope_source source, const bicl_tensor *positions_row,
-                                const bicl_tensor *q_in, const bicl_tensor *q_out,
-                                const bicl_tensor *k_in, const bicl_tensor *k_out,
-                                bicl_rope_use *use);
+/* M-RoPE through RoPE's kernels (src/mrope.c): a token's positions are three rows of a
+ * positions view, row_stride elements apart, and pair i rotates at the position of row
+ * bicl_mrope_row(i, section..., mode == BICL_ROPE_M_INTERLEAVED) (cl/bicl_mrope.h). */
+enum { BICL_ROPE_M_CHUNKED = 1, BICL_ROPE_M_INTERLEAVED = 2 }; /* cl/rope.cl's ROPE_M_* */
+typedef struct bicl_rope_mrope {
+    cl_uint mode;
+    cl_uint section[3];
+    cl_ulong row_stride;
+} bicl_rope_mrope;
+/* bicl_rope_apply with M-RoPE's positions: positions_row is row 0 (the token dims, checked
+ * as bicl_rope_apply checks its positions); the caller has checked the other rows, the
+ * queue and the events, with memo. */
+bicl_status bicl_rope_apply_mrope(bicl_context *ctx, cl_command_queue queue, bicl_memo *memo,
+                                  const bicl_rope_plan *plan, const bicl_rope_mrope *m,
+                                  bicl_rope_source source, int inverse,
+                                  const bicl_tensor *positions_row, const bicl_tensor *q_in,
+                                  const bicl_tensor *q_out, const bicl_tensor *k_in,
+                                  const bicl_tensor *k_out, cl_uint n_wait, const cl_event *wait,
+                                  cl_event *done);
 /* The plan's resolved source and its limit, as bicl_ref_rope_head uses them. */
 bicl_status bicl_rope_plan_limit(const bicl_rope_plan *plan, bicl_rope_source *source, int *limit);
 /* The plan's pair style and head_dim. */

@@ -37,6 +37,8 @@ check_all() {
     check glu 'GLU_FIX(swiglu, SWIGLU, bf16, bf16, 2)'
     check rope 'ROPE_KERNEL_SPEC(bf16, bf16, 8, 48, 64, 8, 0, 0, 0, 0, 32, 8)'
     check rope 'ROPE_ROWS_SPEC(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8)'
+    check rope 'ROPE_MKERNEL_SPEC(bf16, bf16, 8, 48, 64, 8, 0, 0, 0, 0, 32, 8, 1, 16, 24, 24)'
+    check rope 'ROPE_MROWS_SPEC(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8, 2, 24, 20, 20)'
 }
 check_all
 BICL_F16_CONVERT=device

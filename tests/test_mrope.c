@@ -754,9 +754,8 @@ static void reference_thd(const bicl_mrope_plan *plan, bicl_rope_source src, int
 /* R and design rule 4: the device equals the host reference for every case, dtype pair,
  * source and direction, under several variants (work-group size, units per item);
  * distinct rows, so a pair that took the wrong row would differ. */
-static void device_equals_reference_every_variant(void **state)
+static void device_equals_reference_on(test_env *env)
 {
-    test_env *env = *state;
     static const bicl_variant vs[] = {{1, 1, 0}, {1, 3, 0}, {4, 1, 64}, {8, 2, 32}, {1, 7, 128}};
     static const bicl_dtype dts[][2] = {
         {BICL_F32, BICL_F32}, {BICL_BF16, BICL_BF16}, {BICL_F16, BICL_F32}, {BICL_F32, BICL_BF16}};
@@ -804,6 +803,20 @@ static void device_equals_reference_every_variant(void **state)
         }
         bicl_mrope_plan_free(plan);
     }
+}
+
+/* ... in both of RoPE's forms (M-RoPE runs RoPE's kernels: units and rows,
+ * BICL_OPTION_ROPE_FORM), each with kernels specialised to the layout and sections and with
+ * the general ones (BICL_OPTION_ROPE_SPECIALISE). */
+static void device_equals_reference_every_variant(void **state)
+{
+    static const char *const forms[] = {"units", "rows"};
+    for (int f = 0; f < 2; ++f)
+        for (int spec = 0; spec < 2; ++spec) {
+            test_env g = test_env_with_rope_form(*state, forms[f], spec);
+            device_equals_reference_on(&g);
+            bicl_context_free(g.ctx);
+        }
 }
 
 /* I: [3, B, S] padded with BHSD q (strided view), in place, against each token applied
@@ -882,9 +895,8 @@ static void batch_and_chunks_do_not_change_bits(void **state)
 
 /* An out-of-range position in any row: NaN rotary elements, pass-through copied,
  * counted once per token with the smallest bad value; other tokens unaffected. */
-static void out_of_range_positions_are_reported(void **state)
+static void out_of_range_on(test_env *env)
 {
-    test_env *env = *state;
     const mcase *mc = &cases[3]; /* partial: pass-through elements */
     bicl_mrope_plan *plan = case_plan(env, mc, BICL_ROPE_ANGLE_EXACT, 100);
     const size_t T = 4, H = 2, D = 20;
@@ -918,6 +930,18 @@ static void out_of_range_positions_are_reported(void **state)
     assert_int_equal(bicl_rope_errors(env->ctx, env->queue, rp, &count, &first, 0, NULL),
                      BICL_SUCCESS);
     bicl_mrope_plan_free(plan);
+}
+
+/* ... in both forms, specialised and general (the rows form counts after a barrier). */
+static void out_of_range_positions_are_reported(void **state)
+{
+    static const char *const forms[] = {"units", "rows"};
+    for (int f = 0; f < 2; ++f)
+        for (int spec = 0; spec < 2; ++spec) {
+            test_env g = test_env_with_rope_form(*state, forms[f], spec);
+            out_of_range_on(&g);
+            bicl_context_free(g.ctx);
+        }
 }
 
 /* Decode continuation, as transformers' compute_3d_position_ids: after a prompt whose
