@@ -56,6 +56,14 @@ int test_env_teardown(void **state)
     return 0;
 }
 
+/* *g = a context on env's device (and env's queue) with options o (NULL: the defaults). */
+static bicl_status test_env_sibling(const test_env *env, const bicl_options *o, test_env *g)
+{
+    *g = (test_env){NULL, env->queue};
+    return bicl_context_create(bicl_context_cl_context(env->ctx), bicl_context_device(env->ctx), o,
+                               &g->ctx);
+}
+
 /* A context on env's device with BICL_OPTION_ROPE_FORM `form` and
  * BICL_OPTION_ROPE_SPECIALISE `specialise`; env's queue. */
 test_env test_env_with_rope_form(const test_env *env, const char *form, int specialise)
@@ -65,22 +73,20 @@ test_env test_env_with_rope_form(const test_env *env, const char *form, int spec
     assert_int_equal(bicl_options_set_string(o, BICL_OPTION_ROPE_FORM, form), BICL_SUCCESS);
     assert_int_equal(bicl_options_set_int(o, BICL_OPTION_ROPE_SPECIALISE, specialise),
                      BICL_SUCCESS);
-    test_env g = {NULL, env->queue};
-    assert_int_equal(bicl_context_create(bicl_context_cl_context(env->ctx),
-                                         bicl_context_device(env->ctx), o, &g.ctx),
-                     BICL_SUCCESS);
+    test_env g;
+    bicl_status st = test_env_sibling(env, o, &g);
     bicl_options_free(o);
+    assert_int_equal(st, BICL_SUCCESS);
     return g;
 }
 
 test_env test_env_with_var(const test_env *env, const char *var, const char *value,
                            const bicl_options *o)
 {
-    test_env g = {NULL, env->queue};
     assert_int_equal(setenv(var, value, 1), 0);
-    bicl_status st = bicl_context_create(bicl_context_cl_context(env->ctx),
-                                         bicl_context_device(env->ctx), o, &g.ctx);
-    unsetenv(var);
+    test_env g;
+    bicl_status st = test_env_sibling(env, o, &g);
+    unsetenv(var); /* before the assertion, which would end the test */
     assert_int_equal(st, BICL_SUCCESS);
     return g;
 }
