@@ -1,6 +1,7 @@
-/* bicl_mrope.h - M-RoPE's integer maps, shared by the kernels (cl/mrope.cl) and the host
- * (src/mrope.c): which position row rotates a pair, and the three position ids of a
- * vision token, as transformers 5 computes them (docs/rope.md, "M-RoPE"). */
+/* bicl_mrope.h - M-RoPE's integer maps, shared by the kernels (cl/rope.cl's M-RoPE forms,
+ * cl/mrope.cl's position builders) and the host (src/mrope.c): which position row rotates a pair,
+ * and the three position ids of a vision token, as transformers 5 computes them (docs/rope.md,
+ * "M-RoPE"). */
 #ifndef BICL_MROPE_MATH_H
 #define BICL_MROPE_MATH_H
 #include "bicl_portable.h"

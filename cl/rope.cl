@@ -379,7 +379,8 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
  * bicl_rope_rot0/rot1, the same store conversion; an out-of-range position reads row 0
  * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
  * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
- * ROPE_PARAMS_ROWS_SPEC; table source only. */
+ * ROPE_PARAMS_ROWS_SPEC (M-RoPE: ROPE_PARAMS_M, ROPE_PARAMS_ROWS_SPEC_M); table source
+ * only. */
 #define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
                      MS1, MS2, MSR)                                                                \
     kernel void NAME(PARAMS(TI, TO))                                                               \
@@ -447,9 +448,11 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
                 y[ob * yes] = s1;                                                                  \
             }                                                                                      \
         }                                                                                          \
-        /* pass-through elements i, i + half_r, ...: a constant count in a specialised    \
-         * kernel (unrolled: no loop for PoCL), a test per element only when half_r does not   \
-         * divide the count */                                                                     \
+        /* pass-through elements i, i + half_r, ...: a constant count in a specialised kernel, \
+         * a test per element only when half_r does not divide the count. PoCL keeps the loop \
+         * where the count is 4 (MLA out of place: x, y and their strides per work-item in      \
+         * memory); written out, MLA's row vectorised no better and ran no faster               \
+         * (docs/performance.md) */                                                                \
         const uint pass_q = (flags & ROPE_Q_IN_PLACE) ? 0u : lay.s1;                               \
         const uint pass_k = (hk == 0u || (flags & ROPE_K_IN_PLACE)) ? 0u : lay.s3;                 \
         const uint copies = (max(pass_q, pass_k) + half_r - 1u) / half_r;                          \

@@ -222,7 +222,7 @@ static bicl_status check_positions(bicl_context *ctx, bicl_memo *memo, const bic
         return bicl_fail(BICL_ERR_SHAPE_MISMATCH,
                          "positions has %zu rows; M-RoPE takes 3 (temporal, height, width)",
                          pos->shape[0]);
-    /* bicl_rope_check_use checks the outputs against row 0 only: the others too. */
+    /* bicl_rope_apply_mrope checks the outputs against row 0 only: the others too. */
     if (qo)
         st = bicl_alias_check(memo, qo, "q_out", pos, "positions", false);
     if (st == BICL_SUCCESS && ko)

@@ -956,7 +956,9 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
 
 /* The kernel arguments of a validated call in the order of sh->params' list (cl/rope.cl:
  * ROPE_PARAMS, or a specialised kernel's shorter ROPE_PARAMS_SPEC / _ROWS_SPEC, without
- * the values that are its constants). views: q_in, q_out, k_in, k_out (q's where no k). */
+ * the values that are its constants; for M-RoPE (m) their _M forms, which append the
+ * positions' row stride, and for the general kernels the sections and mode). views: q_in,
+ * q_out, k_in, k_out (q's where no k). */
 static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_rope_mrope *m,
                           bicl_rope_source source, const rope_views *v, const rope_shape *sh,
                           cl_uint flags, const bicl_tensor *positions,

@@ -13,7 +13,7 @@ typedef enum bicl_family {
     BICL_FAMILY_BINARY = 4,
     BICL_FAMILY_MASK = 5,
     BICL_FAMILY_SELFTEST = 6, /* the device self-test (src/selftest.c), not an op */
-    BICL_FAMILY_MROPE = 7,    /* M-RoPE and its position builder (src/mrope.c) */
+    BICL_FAMILY_MROPE = 7,    /* M-RoPE's position builders (src/mrope.c; its rotation: ROPE) */
     BICL_FAMILY_COUNT
 } bicl_family;
 

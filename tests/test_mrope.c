@@ -671,13 +671,12 @@ static bool inline_ok(test_env *env, bicl_rope_source s)
 /* Text-only tokens: three equal rows (materialised, or one row with row stride 0) give
  * exactly bicl_rope_apply's bits at that position, forward and inverse, both sources,
  * every case (chunked, interleaved, GPT-J, partial rotary). */
-static void text_only_equals_1d_rope(void **state)
+static void text_only_on(test_env *env, int angle_modes, int sources)
 {
-    test_env *env = *state;
     const size_t T = 37, hq = 4, hk = 2;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
         const mcase *mc = &cases[ci];
-        for (int mode = 0; mode < 2; ++mode) {
+        for (int mode = 0; mode < angle_modes; ++mode) {
             bicl_mrope_plan *plan = case_plan(env, mc, (bicl_rope_angle_mode)mode, 5000);
             size_t D = (size_t)mc->head_dim;
             run_io io = {T, hq, hk, D, BICL_BF16, BICL_F32, NULL, NULL, NULL, NULL};
@@ -693,7 +692,7 @@ static void text_only_equals_1d_rope(void **state)
             }
             float *q1 = malloc(T * hq * D * 4), *k1 = malloc(T * hk * D * 4);
             float *q3 = malloc(T * hq * D * 4), *k3 = malloc(T * hk * D * 4);
-            for (int src = 1; src <= 2; ++src) {
+            for (int src = 1; src <= sources; ++src) {
                 if (!inline_ok(env, (bicl_rope_source)src)) {
                     /* no fp64 (BICL_HIDE_FP64=1: test_mrope_no_fp64): refused */
                     io.qo = q3;
@@ -735,6 +734,19 @@ static void text_only_equals_1d_rope(void **state)
     }
 }
 
+/* ... in both of RoPE's forms (M-RoPE runs RoPE's kernels; a row stride of 0 too); the
+ * angle modes (cos/sin values only) and the inline source in the units form (the rows form
+ * runs the table source only). */
+static void text_only_equals_1d_rope(void **state)
+{
+    static const char *const forms[] = {"units", "rows"};
+    for (int f = 0; f < 2; ++f) {
+        test_env g = test_env_with_rope_form(*state, forms[f], 1);
+        text_only_on(&g, f == 0 ? 2 : 1, f == 0 ? 2 : 1);
+        bicl_context_free(g.ctx);
+    }
+}
+
 /* Host reference of a THD problem with 3-row positions [3][T]. */
 static void reference_thd(const bicl_mrope_plan *plan, bicl_rope_source src, int inverse,
                           const int32_t *pos, size_t T, size_t H, size_t D, bicl_dtype in,
@@ -754,7 +766,7 @@ static void reference_thd(const bicl_mrope_plan *plan, bicl_rope_source src, int
 /* R and design rule 4: the device equals the host reference for every case, dtype pair,
  * source and direction, under several variants (work-group size, units per item);
  * distinct rows, so a pair that took the wrong row would differ. */
-static void device_equals_reference_on(test_env *env)
+static void device_equals_reference_on(test_env *env, size_t n_variants, size_t n_dtypes)
 {
     static const bicl_variant vs[] = {{1, 1, 0}, {1, 3, 0}, {4, 1, 64}, {8, 2, 32}, {1, 7, 128}};
     static const bicl_dtype dts[][2] = {
@@ -768,7 +780,7 @@ static void device_equals_reference_on(test_env *env)
         uint64_t s = 99 + ci;
         for (size_t i = 0; i < 3 * T; ++i)
             pos[i] = (int32_t)(test_rand(&s) % 9000);
-        for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d) {
+        for (size_t d = 0; d < n_dtypes && d < sizeof dts / sizeof dts[0]; ++d) {
             bicl_dtype in = dts[d][0], out = dts[d][1];
             size_t ies = bicl_dtype_size(in), oes = bicl_dtype_size(out);
             void *q = malloc(T * hq * D * ies), *k = malloc(T * hk * D * ies);
@@ -777,7 +789,7 @@ static void device_equals_reference_on(test_env *env)
             void *qo = malloc(T * hq * D * oes), *ko = malloc(T * hk * D * oes);
             void *qr = malloc(T * hq * D * oes), *kr = malloc(T * hk * D * oes);
             run_io io = {T, hq, hk, D, in, out, q, k, qo, ko};
-            for (size_t vi = 0; vi < sizeof vs / sizeof vs[0]; ++vi) {
+            for (size_t vi = 0; vi < n_variants && vi < sizeof vs / sizeof vs[0]; ++vi) {
                 assert_int_equal(bicl_context_set_variant(env->ctx, &vs[vi]), BICL_SUCCESS);
                 int src = 1 + (int)((vi + d) % 2), inv = (int)(vi % 2);
                 if (!inline_ok(env, (bicl_rope_source)src))
@@ -807,23 +819,28 @@ static void device_equals_reference_on(test_env *env)
 
 /* ... in both of RoPE's forms (M-RoPE runs RoPE's kernels: units and rows,
  * BICL_OPTION_ROPE_FORM), each with kernels specialised to the layout and sections and with
- * the general ones (BICL_OPTION_ROPE_SPECIALISE). */
+ * the general ones (BICL_OPTION_ROPE_SPECIALISE). Every variant and dtype pair in the units
+ * form specialised (NVIDIA's); the rows form has no variants, and the general kernels take
+ * the sections as arguments: fewer variants and dtype pairs (the conversions are 1-D RoPE's,
+ * test_rope's) where they would only repeat builds, which are most of the test's time. */
 static void device_equals_reference_every_variant(void **state)
 {
-    static const char *const forms[] = {"units", "rows"};
-    for (int f = 0; f < 2; ++f)
-        for (int spec = 0; spec < 2; ++spec) {
-            test_env g = test_env_with_rope_form(*state, forms[f], spec);
-            device_equals_reference_on(&g);
-            bicl_context_free(g.ctx);
-        }
+    static const struct {
+        const char *form;
+        int specialise;
+        size_t variants, dtypes;
+    } runs[] = {{"units", 1, 5, 2}, {"units", 0, 5, 2}, {"rows", 1, 1, 4}, {"rows", 0, 1, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
+        test_env g = test_env_with_rope_form(*state, runs[r].form, runs[r].specialise);
+        device_equals_reference_on(&g, runs[r].variants, runs[r].dtypes);
+        bicl_context_free(g.ctx);
+    }
 }
 
 /* I: [3, B, S] padded with BHSD q (strided view), in place, against each token applied
  * alone and against chunks of the sequence; decode (one token) too. */
-static void batch_and_chunks_do_not_change_bits(void **state)
+static void batch_and_chunks_on(test_env *env)
 {
-    test_env *env = *state;
     const mcase *mc = &cases[1];
     bicl_mrope_plan *plan = case_plan(env, mc, BICL_ROPE_ANGLE_EXACT, 4096);
     const size_t B = 3, S = 11, H = 2, D = 128;
@@ -893,18 +910,45 @@ static void batch_and_chunks_do_not_change_bits(void **state)
     bicl_mrope_plan_free(plan);
 }
 
+/* ... in both forms ([3, B, S] positions and a strided view, in place, in each). */
+static void batch_and_chunks_do_not_change_bits(void **state)
+{
+    static const char *const forms[] = {"units", "rows"};
+    for (int f = 0; f < 2; ++f) {
+        test_env g = test_env_with_rope_form(*state, forms[f], 1);
+        batch_and_chunks_on(&g);
+        bicl_context_free(g.ctx);
+    }
+}
+
 /* An out-of-range position in any row: NaN rotary elements, pass-through copied,
  * counted once per token with the smallest bad value; other tokens unaffected. */
-static void out_of_range_on(test_env *env)
+/* Checks head y (input x, head_dim D, rotary_dim R) of token t (of T) against the
+ * reference at positions pos. */
+static void check_head_out_of_range(const bicl_mrope_plan *plan, const int32_t *pos, size_t T,
+                                    size_t t, const float *x, const float *y, size_t D, size_t R)
 {
-    const mcase *mc = &cases[3]; /* partial: pass-through elements */
+    float want[128];
+    int32_t p3[3] = {pos[t], pos[T + t], pos[2 * T + t]};
+    bicl_status st =
+        bicl_ref_mrope_head(plan, BICL_ROPE_SOURCE_TABLE, 0, p3, BICL_F32, x, BICL_F32, want);
+    assert_int_equal(st, (t == 1 || t == 2) ? BICL_ERR_POSITION_OUT_OF_RANGE : BICL_SUCCESS);
+    test_assert_bits_equal(y, want, D, 4, "out of range");
+    if (t == 1) /* rotary NaN; pass-through copied */
+        assert_true(isnan(y[0]) && isnan(y[R - 1]) && (R == D || y[D - 1] == x[D - 1]));
+}
+
+static void out_of_range_on(test_env *env, const mcase *mc)
+{
     bicl_mrope_plan *plan = case_plan(env, mc, BICL_ROPE_ANGLE_EXACT, 100);
-    const size_t T = 4, H = 2, D = 20;
-    float x[4 * 2 * 20], y[4 * 2 * 20];
+    const size_t T = 4, H = 2, HK = 1, D = (size_t)mc->head_dim, R = (size_t)mc->rotary_dim;
+    float *x = malloc(T * H * D * 4), *y = malloc(T * H * D * 4);
+    float *kx = malloc(T * HK * D * 4), *ky = malloc(T * HK * D * 4);
     fill_x(x, BICL_F32, T * H * D, 1);
+    fill_x(kx, BICL_F32, T * HK * D, 2);
     /* token 1: w row 100 (limit 99); token 2: h row -7 and t row 500; tokens 0, 3 fine */
     int32_t pos[3 * 4] = {1, 2, 500, 3, /* t */ 1, 2, -7, 3, /* h */ 1, 100, 2, 3 /* w */};
-    run_io io = {T, H, 0, D, BICL_F32, BICL_F32, x, NULL, y, NULL};
+    run_io io = {T, H, HK, D, BICL_F32, BICL_F32, x, kx, y, ky};
     bicl_rope_plan *rp = bicl_mrope_plan_rope(plan);
     assert_int_equal(run_mrope(env, plan, BICL_ROPE_SOURCE_TABLE, 0, pos, 12, 4, &io),
                      BICL_SUCCESS);
@@ -914,32 +958,33 @@ static void out_of_range_on(test_env *env)
                      BICL_ERR_POSITION_OUT_OF_RANGE);
     assert_int_equal(count, 2);
     assert_int_equal(first, -7);
-    for (size_t t = 0; t < T; ++t)
-        for (size_t h = 0; h < H; ++h) {
-            float want[20];
-            int32_t p3[3] = {pos[t], pos[4 + t], pos[8 + t]};
-            bicl_status st = bicl_ref_mrope_head(plan, BICL_ROPE_SOURCE_TABLE, 0, p3, BICL_F32,
-                                                 x + (t * H + h) * D, BICL_F32, want);
-            assert_int_equal(st,
-                             (t == 1 || t == 2) ? BICL_ERR_POSITION_OUT_OF_RANGE : BICL_SUCCESS);
-            test_assert_bits_equal(y + (t * H + h) * D, want, D, 4, "out of range");
-            if (t == 1)
-                assert_true(isnan(y[(t * H + h) * D]) &&
-                            y[(t * H + h) * D + 19] == x[(t * H + h) * D + 19]);
-        }
+    for (size_t t = 0; t < T; ++t) {
+        for (size_t h = 0; h < H; ++h)
+            check_head_out_of_range(plan, pos, T, t, x + (t * H + h) * D, y + (t * H + h) * D, D,
+                                    R);
+        check_head_out_of_range(plan, pos, T, t, kx + t * D, ky + t * D, D, R);
+    }
     assert_int_equal(bicl_rope_errors(env->ctx, env->queue, rp, &count, &first, 0, NULL),
                      BICL_SUCCESS);
+    free(x);
+    free(y);
+    free(kx);
+    free(ky);
     bicl_mrope_plan_free(plan);
 }
 
-/* ... in both forms, specialised and general (the rows form counts after a barrier). */
+/* ... in both forms, specialised and general (the rows form counts after a barrier), for
+ * a partial interleaved case (pass-through elements, one pair per vector group) and
+ * Qwen2-VL's chunked sections (whole groups of 8 pairs read with one vector load). */
 static void out_of_range_positions_are_reported(void **state)
 {
     static const char *const forms[] = {"units", "rows"};
+    const mcase *mcs[] = {&cases[3], &cases[0]};
     for (int f = 0; f < 2; ++f)
         for (int spec = 0; spec < 2; ++spec) {
             test_env g = test_env_with_rope_form(*state, forms[f], spec);
-            out_of_range_on(&g);
+            for (size_t c = 0; c < 2; ++c)
+                out_of_range_on(&g, mcs[c]);
             bicl_context_free(g.ctx);
         }
 }
