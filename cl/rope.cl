@@ -34,18 +34,8 @@
 #include "bicl_rope_rotate.h"
 #include "bicl_rope_math.h"
 #include "bicl_mrope.h"
+#include "bicl_rope_flags.h" /* the flags argument's bits, M-RoPE's modes */
 
-/* Bits of the flags argument (src/rope.c writes the same values). */
-#define ROPE_GPTJ         1u
-#define ROPE_INVERSE      2u
-#define ROPE_INLINE       4u
-#define ROPE_HF           8u
-#define ROPE_Q_IN_PLACE   16u
-#define ROPE_K_IN_PLACE   32u
-#define ROPE_DEINTERLEAVE 64u
-#define ROPE_ALL_HEADS    128u
-#define ROPE_ONE_ROW      256u
-#define ROPE_PAIRED       512u
 
 /* Element 0 of head h of token (b, s) in a view with strides st = (b, s, head, element). */
 BICL_FN ulong rope_head_at(ulong off, ulong4 st, ulong b, ulong s, uint h)
@@ -89,12 +79,8 @@ BICL_FN ulong rope_row_position_at(ulong pos_off, ulong pos_sb, ulong pos_ss, ul
 
 /* M-RoPE (bicl_mrope_apply, src/mrope.c, launches these kernels): a token has three
  * positions (rows t, h, w of the positions view, pos_sr apart) and pair i rotates at the
- * position of its row, bicl_mrope_row. mode: ROPE_M_NONE (1-D RoPE: one row), or the
- * section layout; a kernel has it as a constant (a 1-D or specialised kernel) or as an
- * argument (the general M-RoPE kernels). */
-#define ROPE_M_NONE        0u
-#define ROPE_M_CHUNKED     1u
-#define ROPE_M_INTERLEAVED 2u
+ * position of its row, bicl_mrope_row. mode (ROPE_M_*): a constant of a 1-D or specialised
+ * kernel, an argument of the general M-RoPE kernels. */
 
 /* The positions of the token whose row-0 position is at pos[at]: rows t, h, w into *p0,
  * *p1, *p2 (1-D: p0 three times). Returns whether all are in [0, limit]; *bad is the

@@ -14,6 +14,7 @@
 #include "status.h"
 
 #include "bicl_mrope.h"
+#include "bicl_rope_flags.h"
 #include "bicl_rope_rotate.h"
 
 #include <cjson/cJSON.h>
@@ -248,7 +249,7 @@ bicl_status bicl_mrope_apply(bicl_context *ctx, cl_command_queue queue, const bi
         return st;
     /* RoPE's kernels (cl/rope.cl), each pair at the position of its row */
     bicl_rope_mrope m = {
-        plan->m.layout == BICL_MROPE_INTERLEAVED ? BICL_ROPE_M_INTERLEAVED : BICL_ROPE_M_CHUNKED,
+        plan->m.layout == BICL_MROPE_INTERLEAVED ? ROPE_M_INTERLEAVED : ROPE_M_CHUNKED,
         {(cl_uint)plan->m.section[0], (cl_uint)plan->m.section[1], (cl_uint)plan->m.section[2]},
         (cl_ulong)positions->stride[0]};
     bicl_tensor row0 = positions_row0(positions);

@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "status.h"
 
+#include "bicl_rope_flags.h"
 #include "bicl_rope_math.h"
 #include "bicl_rope_rotate.h"
 
@@ -21,20 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Flag bits of the rope kernels (cl/rope.cl). */
-enum {
-    ROPE_GPTJ = 1,
-    ROPE_INVERSE = 2,
-    ROPE_INLINE = 4,
-    ROPE_HF = 8,
-    ROPE_Q_IN_PLACE = 16,
-    ROPE_K_IN_PLACE = 32,
-    ROPE_DEINTERLEAVE = 64,
-    ROPE_ALL_HEADS = 128, /* one unit per (token, pair group) rotates every head */
-    ROPE_ONE_ROW = 256,   /* one batch row (S == T): a token's row and index need no division */
-    ROPE_PAIRED = 512,    /* rows form: a 16-bit GPT-J pair moves as one 32-bit word */
-};
 
 struct bicl_rope_plan {
     bicl_context *ctx;

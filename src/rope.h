@@ -26,10 +26,9 @@ bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float 
 
 /* M-RoPE through RoPE's kernels (src/mrope.c): a token's positions are three rows of a
  * positions view, row_stride elements apart, and pair i rotates at the position of row
- * bicl_mrope_row(i, section..., mode == BICL_ROPE_M_INTERLEAVED) (cl/bicl_mrope.h). */
-enum { BICL_ROPE_M_CHUNKED = 1, BICL_ROPE_M_INTERLEAVED = 2 }; /* cl/rope.cl's ROPE_M_* */
+ * bicl_mrope_row(i, section..., mode == ROPE_M_INTERLEAVED) (cl/bicl_mrope.h). */
 typedef struct bicl_rope_mrope {
-    cl_uint mode;
+    cl_uint mode; /* ROPE_M_CHUNKED or ROPE_M_INTERLEAVED (cl/bicl_rope_flags.h) */
     cl_uint section[3];
     cl_ulong row_stride;
 } bicl_rope_mrope;
