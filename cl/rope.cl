@@ -36,7 +36,6 @@
 #include "bicl_mrope.h"
 #include "bicl_rope_flags.h" /* the flags argument's bits, M-RoPE's modes */
 
-
 /* Element 0 of head h of token (b, s) in a view with strides st = (b, s, head, element). */
 BICL_FN ulong rope_head_at(ulong off, ulong4 st, ulong b, ulong s, uint h)
 {
@@ -77,15 +76,12 @@ BICL_FN ulong rope_row_position_at(ulong pos_off, ulong pos_sb, ulong pos_ss, ul
     return pos_off + *b * pos_sb + *s * pos_ss;
 }
 
-/* M-RoPE (bicl_mrope_apply, src/mrope.c, launches these kernels): a token has three
- * positions (rows t, h, w of the positions view, pos_sr apart) and pair i rotates at the
- * position of its row, bicl_mrope_row. mode (ROPE_M_*): a constant of a 1-D or specialised
- * kernel, an argument of the general M-RoPE kernels. */
-
-/* The positions of the token whose row-0 position is at pos[at]: rows t, h, w into *p0,
- * *p1, *p2 (1-D: p0 three times). Returns whether all are in [0, limit]; *bad is the
- * smallest that is not (the value counted). Scalars, no array or loop: PoCL keeps a private
- * array in memory per work-item, and its loads turned the rows form's body into gathers. */
+/* The positions of the token whose row-0 position is at pos[at]: M-RoPE's rows t, h, w
+ * (pos_sr apart) into *p0, *p1, *p2; 1-D RoPE (mode ROPE_M_NONE): p0 three times. mode is
+ * a constant of a 1-D or specialised kernel, an argument of the general M-RoPE kernels.
+ * Returns whether all are in [0, limit]; *bad is the smallest that is not (the value
+ * counted). Scalars, no array or loop: PoCL keeps a private array in memory per
+ * work-item, and its loads turned the rows form's body into gathers. */
 BICL_FN bool rope_token_positions(global const int *pos, ulong at, ulong pos_sr, uint mode,
                                   int limit, int *p0, int *p1, int *p2, int *bad)
 {

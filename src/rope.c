@@ -774,25 +774,34 @@ static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bi
 }
 
 /* M-RoPE's part of a kernel's names (cl/rope.cl): the macro's "M" (ROPE_MKERNEL...), the
- * general kernel's "m_" (rope_m_...), and a specialised kernel's name suffix and last
- * instance arguments (mode and sections); all empty for 1-D RoPE (m NULL). */
+ * general kernel's "m_" (rope_m_...), and a specialised kernel's name suffix (mode and
+ * sections); all empty for 1-D RoPE (m NULL). */
 typedef struct rope_m_names {
+    const bicl_rope_mrope *m;
     const char *macro, *general;
-    char name[48], args[48];
+    char name[48];
 } rope_m_names;
 
 static rope_m_names rope_m_names_of(const bicl_rope_mrope *m)
 {
-    rope_m_names n = {"", "", "", ""};
+    rope_m_names n = {m, "", "", ""};
     if (!m)
         return n;
     n.macro = "M";
     n.general = "m_";
     bicl_name_format(n.name, sizeof n.name, "_m%u_%u_%u_%u", m->mode, m->section[0], m->section[1],
                      m->section[2]);
-    bicl_name_format(n.args, sizeof n.args, ", %u, %u, %u, %u", m->mode, m->section[0],
-                     m->section[1], m->section[2]);
     return n;
+}
+
+/* A specialised M-RoPE instance's last arguments (mode and sections), "" for 1-D RoPE:
+ * formatted only for a build, not on every call that finds its kernel in the pool. */
+static void rope_m_args(const rope_m_names *mn, char args[48])
+{
+    args[0] = '\0';
+    if (mn->m)
+        bicl_name_format(args, 48, ", %u, %u, %u, %u", mn->m->mode, mn->m->section[0],
+                         mn->m->section[1], mn->m->section[2]);
 }
 
 /* The rows form's kernel (cl/rope.cl's ROPE_ROWS_SPEC, or ROPE_ROWS with
@@ -803,7 +812,7 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
                                             const cl_uint spec[9], const rope_m_names *mn,
                                             bicl_kernel **k, rope_params *params)
 {
-    char name[192], instance[BICL_INSTANCE_MAX + 1];
+    char name[192], instance[BICL_INSTANCE_MAX + 1], args[48];
     *params = ROPE_ARGS_ROWS_SPEC;
     if (ctx->opts.rope_specialise) {
         bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u%s", ti,
@@ -811,10 +820,11 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
                          mn->name);
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
+        rope_m_args(mn, args);
         bicl_name_format(instance, sizeof instance,
                          "ROPE_%sROWS_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u%s)", mn->macro,
                          ti, to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7],
-                         spec[8], mn->args);
+                         spec[8], args);
         if (strlen(instance) < BICL_INSTANCE_MAX)
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
@@ -835,7 +845,7 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
                                        bicl_kernel **k, rope_params *params)
 {
     const char *ti = bicl_dtype_tag(in), *to = bicl_dtype_tag(out);
-    char name[192], instance[BICL_INSTANCE_MAX + 1];
+    char name[192], instance[BICL_INSTANCE_MAX + 1], args[48];
     rope_m_names mn = rope_m_names_of(m);
     if (vw == 0)
         return rope_rows_kernel_acquire(ctx, ti, to, spec, &mn, k, params);
@@ -847,10 +857,11 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
         /* the instance text only for a build: a kernel in the pool had one that fitted */
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
+        rope_m_args(&mn, args);
         bicl_name_format(instance, sizeof instance,
                          "ROPE_%sKERNEL_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u%s)",
                          mn.macro, ti, to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5],
-                         spec[6], spec[7], spec[8], mn.args);
+                         spec[6], spec[7], spec[8], args);
         if (strlen(instance) < BICL_INSTANCE_MAX) /* the name is shorter than the instance */
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }

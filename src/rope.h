@@ -32,9 +32,10 @@ typedef struct bicl_rope_mrope {
     cl_uint section[3];
     cl_ulong row_stride;
 } bicl_rope_mrope;
-/* bicl_rope_apply with M-RoPE's positions: positions_row is row 0 (the token dims, checked
- * as bicl_rope_apply checks its positions); the caller has checked the other rows, the
- * queue and the events, with memo. */
+/* bicl_rope_apply after its queue check, with M-RoPE's positions: positions_row is row 0
+ * (the token dims, checked as bicl_rope_apply checks its positions); the caller has checked
+ * the other rows, the queue and the events, with memo. m NULL: 1-D RoPE (bicl_rope_apply
+ * itself). */
 bicl_status bicl_rope_apply_mrope(bicl_context *ctx, cl_command_queue queue, bicl_memo *memo,
                                   const bicl_rope_plan *plan, const bicl_rope_mrope *m,
                                   bicl_rope_source source, int inverse,

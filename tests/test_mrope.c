@@ -671,8 +671,25 @@ static bool inline_ok(test_env *env, bicl_rope_source s)
 /* Text-only tokens: three equal rows (materialised, or one row with row stride 0) give
  * exactly bicl_rope_apply's bits at that position, forward and inverse, both sources,
  * every case (chunked, interleaved, GPT-J, partial rotary). */
-static void text_only_on(test_env *env, int angle_modes, int sources)
+/* Runs fn(context, form) in a context of each of RoPE's forms (M-RoPE runs RoPE's
+ * kernels): form 0 units, 1 rows (BICL_OPTION_ROPE_FORM), with kernels specialised to the
+ * layout or general ones (BICL_OPTION_ROPE_SPECIALISE). */
+static void on_each_form(void **state, int specialise, void (*fn)(test_env *, int))
 {
+    static const char *const forms[] = {"units", "rows"};
+    for (int f = 0; f < 2; ++f) {
+        test_env g = test_env_with_rope_form(*state, forms[f], specialise);
+        fn(&g, f);
+        bicl_context_free(g.ctx);
+    }
+}
+
+/* form 0 (units): both angle modes and both sources; 1 (rows): the exact mode and the
+ * table source (the angle modes differ in cos/sin values only; the rows form runs the
+ * table source only). */
+static void text_only_on(test_env *env, int form)
+{
+    const int angle_modes = form == 0 ? 2 : 1, sources = form == 0 ? 2 : 1;
     const size_t T = 37, hq = 4, hk = 2;
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
         const mcase *mc = &cases[ci];
@@ -734,17 +751,10 @@ static void text_only_on(test_env *env, int angle_modes, int sources)
     }
 }
 
-/* ... in both of RoPE's forms (M-RoPE runs RoPE's kernels; a row stride of 0 too); the
- * angle modes (cos/sin values only) and the inline source in the units form (the rows form
- * runs the table source only). */
+/* ... in both of RoPE's forms (a row stride of 0 too). */
 static void text_only_equals_1d_rope(void **state)
 {
-    static const char *const forms[] = {"units", "rows"};
-    for (int f = 0; f < 2; ++f) {
-        test_env g = test_env_with_rope_form(*state, forms[f], 1);
-        text_only_on(&g, f == 0 ? 2 : 1, f == 0 ? 2 : 1);
-        bicl_context_free(g.ctx);
-    }
+    on_each_form(state, 1, text_only_on);
 }
 
 /* Host reference of a THD problem with 3-row positions [3][T]. */
@@ -819,10 +829,10 @@ static void device_equals_reference_on(test_env *env, size_t n_variants, size_t 
 
 /* ... in both of RoPE's forms (M-RoPE runs RoPE's kernels: units and rows,
  * BICL_OPTION_ROPE_FORM), each with kernels specialised to the layout and sections and with
- * the general ones (BICL_OPTION_ROPE_SPECIALISE). Every variant and dtype pair in the units
- * form specialised (NVIDIA's); the rows form has no variants, and the general kernels take
- * the sections as arguments: fewer variants and dtype pairs (the conversions are 1-D RoPE's,
- * test_rope's) where they would only repeat builds, which are most of the test's time. */
+ * the general ones (BICL_OPTION_ROPE_SPECIALISE). Every variant in the units form (NVIDIA's),
+ * one in the rows form (which has no variants); two dtype pairs, all four in the rows form
+ * specialised (PoCL's): the conversions are 1-D RoPE's (test_rope's), and more would only
+ * repeat builds, which are most of the test's time. */
 static void device_equals_reference_every_variant(void **state)
 {
     static const struct {
@@ -839,8 +849,9 @@ static void device_equals_reference_every_variant(void **state)
 
 /* I: [3, B, S] padded with BHSD q (strided view), in place, against each token applied
  * alone and against chunks of the sequence; decode (one token) too. */
-static void batch_and_chunks_on(test_env *env)
+static void batch_and_chunks_on(test_env *env, int form)
 {
+    (void)form; /* the same problem in each */
     const mcase *mc = &cases[1];
     bicl_mrope_plan *plan = case_plan(env, mc, BICL_ROPE_ANGLE_EXACT, 4096);
     const size_t B = 3, S = 11, H = 2, D = 128;
@@ -913,12 +924,7 @@ static void batch_and_chunks_on(test_env *env)
 /* ... in both forms ([3, B, S] positions and a strided view, in place, in each). */
 static void batch_and_chunks_do_not_change_bits(void **state)
 {
-    static const char *const forms[] = {"units", "rows"};
-    for (int f = 0; f < 2; ++f) {
-        test_env g = test_env_with_rope_form(*state, forms[f], 1);
-        batch_and_chunks_on(&g);
-        bicl_context_free(g.ctx);
-    }
+    on_each_form(state, 1, batch_and_chunks_on);
 }
 
 /* An out-of-range position in any row: NaN rotary elements, pass-through copied,
@@ -973,20 +979,23 @@ static void out_of_range_on(test_env *env, const mcase *mc)
     bicl_mrope_plan_free(plan);
 }
 
-/* ... in both forms, specialised and general (the rows form counts after a barrier), for
- * a partial interleaved case (pass-through elements, one pair per vector group) and
- * Qwen2-VL's chunked sections (whole groups of 8 pairs read with one vector load). */
+/* ... for a partial interleaved case (pass-through elements; 6 pairs: one per vector
+ * group) and Qwen2-VL's chunked sections (64 pairs: the units form's groups of 8, variant
+ * 8/1/0, each read with one vector load). */
+static void out_of_range_cases_on(test_env *env, int form)
+{
+    (void)form; /* the same cases in each */
+    static const bicl_variant eight = {8, 1, 0};
+    assert_int_equal(bicl_context_set_variant(env->ctx, &eight), BICL_SUCCESS);
+    out_of_range_on(env, &cases[3]);
+    out_of_range_on(env, &cases[0]);
+}
+
+/* ... in both forms, specialised and general (the rows form counts after a barrier). */
 static void out_of_range_positions_are_reported(void **state)
 {
-    static const char *const forms[] = {"units", "rows"};
-    const mcase *mcs[] = {&cases[3], &cases[0]};
-    for (int f = 0; f < 2; ++f)
-        for (int spec = 0; spec < 2; ++spec) {
-            test_env g = test_env_with_rope_form(*state, forms[f], spec);
-            for (size_t c = 0; c < 2; ++c)
-                out_of_range_on(&g, mcs[c]);
-            bicl_context_free(g.ctx);
-        }
+    on_each_form(state, 1, out_of_range_cases_on);
+    on_each_form(state, 0, out_of_range_cases_on);
 }
 
 /* Decode continuation, as transformers' compute_3d_position_ids: after a prompt whose
