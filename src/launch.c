@@ -14,8 +14,10 @@
 #include <string.h>
 
 /* The work-group size of a 2-d (rows) launch whose variant leaves it to the
- * implementation. */
-#define BICL_ROWS_WORK_GROUP 512
+ * implementation, and of a 1-d one whose size is not a multiple of
+ * BICL_FLAT_GROUP_MULTIPLE (see enqueue_2d). */
+#define BICL_ROWS_WORK_GROUP     512
+#define BICL_FLAT_GROUP_MULTIPLE 64
 
 static size_t round_up(size_t x, size_t m)
 {
@@ -42,8 +44,13 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
     /* A variant that leaves the group to the implementation (wg 0, PoCL's profile) still
      * gets one for a 2-d launch: PoCL's own choice for a rows kernel ran bias add (bf16,
      * rows of 4096) at 19 GB/s against 27-28 with groups of 512 of one row, while 1-d
-     * launches ran 3-10 % faster left to PoCL (64 MiB, docs/performance.md). */
-    if (wg == 0 && rows > 1)
+     * launches ran 3-10 % faster left to PoCL (64 MiB, docs/performance.md).
+     * A 1-d launch too where its size is not a multiple of 64: the implementation must
+     * pick a divisor of the size (1 for a prime), and PoCL compiles a kernel again for
+     * every new local size, so every odd size cost a build (67 per kernel in
+     * test_pointwise's sizes 1..67) and a prime one ran in groups of one. Rounded up and
+     * halved below, such a launch has one of ten group sizes. */
+    if (wg == 0 && (rows > 1 || units % BICL_FLAT_GROUP_MULTIPLE != 0))
         wg = BICL_ROWS_WORK_GROUP;
     wg = fit_work_group(ctx, k, wg);
     size_t global[2] = {units ? units : 1, rows};

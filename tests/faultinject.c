@@ -6,7 +6,8 @@
  *
  * It also counts buffers created and released, so that a test can see that a failing
  * call released what it had already allocated, and the calls of clGetMemObjectInfo, so
- * that a test can see how often a call asks about its buffers (host overhead). */
+ * that a test can see how often a call asks about its buffers (host overhead), and the
+ * local size of the last kernel enqueue (work-group sizes, which PoCL compiles for). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
@@ -33,6 +34,7 @@ static fault faults[F_COUNT] = {
 };
 static _Atomic long buffers_live;
 static _Atomic long mem_queries;
+static _Atomic long last_local; /* dim 0 of the last kernel enqueue's local size, 0 for NULL */
 
 static fault *find(const char *entry)
 {
@@ -71,6 +73,11 @@ long bicl_fault_calls(const char *entry)
     return strcmp(entry, "clGetMemObjectInfo") == 0 ? atomic_load(&mem_queries) : -1;
 }
 
+long bicl_fault_last_local_size(void)
+{
+    return atomic_load(&last_local);
+}
+
 /* The error to return for this call, or CL_SUCCESS to forward it. */
 static cl_int take(fault *f)
 {
@@ -107,6 +114,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_ke
     cl_int err = take(&faults[F_ENQUEUE_KERNEL]);
     if (err != CL_SUCCESS)
         return err;
+    atomic_store(&last_local, local ? (long)local[0] : 0);
     return REAL(fn, clEnqueueNDRangeKernel)(q, k, dim, offset, global, local, n_wait, wait, ev);
 }
 

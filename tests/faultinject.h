@@ -20,10 +20,14 @@ long bicl_fault_buffers_live(void);
 /* Calls of `entry` made so far by the program (not by the shim itself); clGetMemObjectInfo
  * only, -1 for other entries. */
 long bicl_fault_calls(const char *entry);
+/* Dimension 0 of the local size of the last clEnqueueNDRangeKernel that was forwarded, 0
+ * where the caller passed none (NULL: the implementation's choice). */
+long bicl_fault_last_local_size(void);
 
 typedef int (*bicl_fault_arm_fn)(const char *, cl_int, int, int);
 typedef int (*bicl_fault_hits_fn)(const char *);
 typedef long (*bicl_fault_live_fn)(void);
 typedef long (*bicl_fault_calls_fn)(const char *);
+typedef long (*bicl_fault_local_fn)(void);
 
 #endif

@@ -16,6 +16,7 @@ static bicl_fault_arm_fn fault_arm;
 static bicl_fault_hits_fn fault_hits;
 static bicl_fault_live_fn buffers_live;
 static bicl_fault_calls_fn fault_calls;
+static bicl_fault_local_fn last_local_size;
 
 static int faults_setup(void **state)
 {
@@ -23,7 +24,8 @@ static int faults_setup(void **state)
     fault_hits = (bicl_fault_hits_fn)dlsym(RTLD_DEFAULT, "bicl_fault_hits");
     buffers_live = (bicl_fault_live_fn)dlsym(RTLD_DEFAULT, "bicl_fault_buffers_live");
     fault_calls = (bicl_fault_calls_fn)dlsym(RTLD_DEFAULT, "bicl_fault_calls");
-    if (!fault_arm || !fault_hits || !buffers_live || !fault_calls) {
+    last_local_size = (bicl_fault_local_fn)dlsym(RTLD_DEFAULT, "bicl_fault_last_local_size");
+    if (!fault_arm || !fault_hits || !buffers_live || !fault_calls || !last_local_size) {
         fprintf(stderr, "test_faults needs the shim: LD_PRELOAD=libbicl_faultinject.so\n");
         return -1;
     }
@@ -428,6 +430,46 @@ static void buffer_queries_once_per_call(void **state)
     fixture_free(&f);
 }
 
+/* A launch whose variant leaves the work-group size to the implementation gets one from
+ * bicl where its size is not a multiple of 64 (src/launch.c, enqueue_2d): left open, the
+ * implementation must pick a divisor of the size (1 for a prime), and PoCL builds a
+ * kernel again for every local size it meets (each odd size cost a build, and a prime one
+ * ran in groups of one). For every size 1..NEL: a power of two up to 512, and few of them
+ * in all. */
+static void odd_sizes_get_few_work_group_sizes(void **state)
+{
+    test_env *env = *state;
+    fixture f;
+    fixture_new(env, &f);
+    bicl_variant open = {1, 1, 0};
+    assert_int_equal(bicl_context_set_variant(env->ctx, &open), BICL_SUCCESS);
+    long seen[NEL];
+    int n_seen = 0;
+    for (size_t n = 1; n <= NEL; ++n) {
+        size_t shape[1] = {n};
+        bicl_tensor x = test_view(&f.x, BICL_F32, 0, 1, shape);
+        bicl_tensor y = test_view(&f.y, BICL_F32, 0, 1, shape);
+        assert_int_equal(
+            bicl_unary(env->ctx, env->queue, BICL_UNARY_RELU, NULL, &x, &y, 0, NULL, NULL),
+            BICL_SUCCESS);
+        long local = last_local_size();
+        if (n % 64 == 0)
+            continue; /* left to the implementation */
+        if (local <= 0 || local > 512 || (local & (local - 1)) != 0)
+            fail_msg("relu of %zu elements: local size %ld", n, local);
+        int i = 0;
+        while (i < n_seen && seen[i] != local)
+            ++i;
+        if (i == n_seen)
+            seen[n_seen++] = local;
+    }
+    if (n_seen > 8) /* 1, 2, 4, ..., 128 */
+        fail_msg("%d work-group sizes for sizes 1..%d", n_seen, NEL);
+    assert_int_equal(bicl_context_set_variant(env->ctx, NULL), BICL_SUCCESS);
+    assert_int_equal(clFinish(env->queue), CL_SUCCESS);
+    fixture_free(&f);
+}
+
 /* Sub-buffers and zero-copy buffers for the test below. */
 static cl_mem sub_q, sub_k, zero_copy;
 
@@ -503,6 +545,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buffer_queries_once_per_call),
         cmocka_unit_test(buffer_queries_of_sub_and_zero_copy_buffers),
+        cmocka_unit_test(odd_sizes_get_few_work_group_sizes),
         cmocka_unit_test(enqueue_faults_are_statuses),
         cmocka_unit_test(plan_allocation_faults_leak_nothing),
         cmocka_unit_test(build_and_kernel_faults_are_statuses),

@@ -312,8 +312,10 @@ BICL_API bicl_tensor bicl_tensor_contiguous(cl_mem mem, bicl_dtype dtype, size_t
 /* ====================================================== 4. kernel variants */
 
 /* How a kernel is launched: vector width of loads and stores (1, 4 or 8), vectors
- * per work-item (1..64) and work-group size (0 = the driver's choice, else a power of
- * two up to the device's limit). Variants change speed, never bits: tests run them all. */
+ * per work-item (1..64) and work-group size (a power of two up to the device's limit,
+ * or 0: the driver's choice for a 1-d launch whose size is a multiple of 64, bicl's
+ * (512, halved to fit the launch) otherwise). Variants change speed, never bits: tests
+ * run them all. */
 typedef struct bicl_variant {
     unsigned vector_width;
     unsigned items_per_thread;
