@@ -1103,12 +1103,22 @@ int main(int argc, char **argv)
     clGetDeviceInfo(b.dev, CL_DEVICE_NAME, sizeof dev_name, dev_name, NULL);
     printf("device: %s\nprofile: %s\nfingerprint hash: %016llx\n", dev_name,
            bicl_context_profile(b.ctx), (unsigned long long)bicl_fingerprint_hash(b.ctx));
+    cl_ulong cache = 0;
+    clGetDeviceInfo(b.dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
     for (int s = 0; s < n_sizes && !sweep_only && !latency_only; ++s) {
         size_t bytes = sizes[s];
         if (bench_alloc(&b, bytes, MAX_SETS) != 0 && bench_alloc(&b, bytes, 2) != 0) {
             printf("cannot allocate %zu MiB sets; stopping\n", bytes >> 20);
             break;
         }
+        /* A CPU's last-level cache can hold a whole buffer (PoCL reports 260 MiB on a 2-core
+         * Xeon slice, where bicl-bench ran the copy of 64 MiB buffers at 12-26 GB/s from run to
+         * run): the figures are then not the memory's. */
+        if (cache && bytes < 2 * cache)
+            printf("note: %zu MiB buffers against the device's %llu MiB cache: figures may come "
+                   "from the cache (--min-mib %llu or more measures memory)\n",
+                   bytes >> 20, (unsigned long long)(cache >> 20),
+                   (unsigned long long)((2 * cache + (1u << 20) - 1) >> 20));
         /* the copy kernel moves the whole buffer: bytes read + bytes written */
         double tc = time_op(&b, run_copy4, bytes / 4, NULL);
         double copy_gbs = 2.0 * (double)bytes / tc * 1e-9;
