@@ -396,7 +396,8 @@ BICL_FN void rope_rot_w16(ushort w0, ushort w1, float c, float s, int inv, bool 
  * out-of-range positions, whose atomics kept the whole body scalar, comes after a
  * barrier, which PoCL compiles as a work-item loop of its own (docs/performance.md).
  * Bits are the units form's: the same stored bits converted, the same (cos, sin) bits,
- * bicl_rope_rot0/rot1, the same store conversion; an out-of-range position reads row 0
+ * bicl_rope_rot0/rot1, the same store conversion (16-bit in and out of one type:
+ * rope_rot_w16, their bits on the stored words); an out-of-range position reads row 0
  * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
  * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
  * ROPE_PARAMS_ROWS_SPEC (M-RoPE: ROPE_PARAMS_M, ROPE_PARAMS_ROWS_SPEC_M); table source
