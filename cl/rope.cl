@@ -348,42 +348,44 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
                    ROPE_PARAMS_SPEC_M, TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u,      \
                    L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
 
-/* The rows form's pair for 16-bit in and out of one type (f16: 1, bf16: 0), as stored
- * words: the bits of BICL_SV_x(ok ? bicl_rope_rot0/rot1(x0, x1, c, s, inv) : canonical NaN),
- * with the NaN rule on the words, which costs PoCL fewer vector instructions (its rows
+/* The rows form's pair for 16-bit in and out of one type (f16 1, bf16 0): the stored bits
+ * of ok ? bicl_rope_rot0/rot1(x0, x1, c, s, inv) : the canonical NaN, with the NaN rule on
+ * the stored words w0, w1 of x0, x1, which costs PoCL fewer vector instructions (its rows
  * kernel is bound by them; docs/performance.md). A NaN result takes the first NaN of its own
- * element and then the other, quieted (the word | the type's quiet bit: the f32 NaN's payload
- * and quiet bit come back to the same word), else the canonical NaN (0x7e00, 0x7fc0); a number
- * is the type's rounding to nearest even. The products and sums are the rotation's own. Each
- * output is its own chain of branches: written as one block of selects, LLVM's SLP pass paired
- * the two outputs' operations into 2-wide vectors, and PoCL's work-item loop then stayed
- * scalar (3x slower). */
-BICL_FN ushort rope_w16_out(uint r, ushort wf, ushort ws, bool ok, bool f16)
+ * element and then the other, as its word with the type's quiet bit set (the f32 NaN's
+ * payload and quiet bit come back to the same word), else the canonical NaN; a number is
+ * stored by the type's conversion. The products and sums are the rotation's own. Each output
+ * is its own chain of branches: written as one block of selects, LLVM's SLP pass paired the
+ * two outputs' operations into 2-wide vectors, and PoCL's work-item loop then stayed scalar
+ * (3x slower). */
+BICL_FN ushort rope_w16_store(float y, bool f16)
 {
-    const uint inf = f16 ? 0x7c00u : 0x7f80u, quiet = f16 ? 0x200u : 0x40u;
-    if (ok && (r & 0x7fffffffu) <= 0x7f800000u) /* a number */
-        return f16 ? bicl_f32_to_f16(as_float(r))
-                   : (ushort)((r + 0x7fffu + ((r >> 16) & 1u)) >> 16);
-    if (ok && (wf & 0x7fffu) > inf)
-        return (ushort)(wf | quiet);
-    if (ok && (ws & 0x7fffu) > inf)
-        return (ushort)(ws | quiet);
-    return (ushort)(f16 ? 0x7e00u : 0x7fc0u);
+    return f16 ? bicl_f32_to_f16(y) : bicl_f32_to_bf16(y);
 }
 
-BICL_FN void rope_rot_w16(ushort w0, ushort w1, float c, float s, int inv, bool ok, bool f16,
-                          ushort *o0, ushort *o1)
+BICL_FN ushort rope_w16_out(float r, float xf, ushort wf, float xs, ushort ws, bool ok, bool f16)
 {
-    float x0 = f16 ? bicl_f16_to_f32(w0) : as_float((uint)w0 << 16);
-    float x1 = f16 ? bicl_f16_to_f32(w1) : as_float((uint)w1 << 16);
-    float a0 = x0 * c, b0 = x1 * s;
-    *o0 = rope_w16_out(as_uint(inv ? a0 + b0 : a0 - b0), w0, w1, ok, f16);
-    float a1 = x1 * c, b1 = x0 * s;
-    *o1 = rope_w16_out(as_uint(inv ? a1 - b1 : a1 + b1), w1, w0, ok, f16);
+    const uint quiet = f16 ? 0x200u : 0x40u;
+    if (ok && !bicl_f32_is_nan(r))
+        return rope_w16_store(r, f16);
+    if (ok && bicl_f32_is_nan(xf))
+        return (ushort)(wf | quiet);
+    if (ok && bicl_f32_is_nan(xs))
+        return (ushort)(ws | quiet);
+    return rope_w16_store(bicl_f32_canonical_nan(), f16);
 }
-/* 1 for a 16-bit type, 2 more for f16 */
+
+BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, float s, int inv,
+                          bool ok, bool f16, ushort *o0, ushort *o1)
+{
+    float a0 = x0 * c, b0 = x1 * s;
+    *o0 = rope_w16_out(inv ? a0 + b0 : a0 - b0, x0, w0, x1, w1, ok, f16);
+    float a1 = x1 * c, b1 = x0 * s;
+    *o1 = rope_w16_out(inv ? a1 - b1 : a1 + b1, x1, w1, x0, w0, ok, f16);
+}
+/* The 16-bit storage types: bf16 1, f16 2 (f32 0). */
 #define ROPE_W16_bf16 1
-#define ROPE_W16_f16  3
+#define ROPE_W16_f16  2
 #define ROPE_W16_f32  0
 
 /* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
@@ -459,14 +461,14 @@ BICL_FN void rope_rot_w16(ushort w0, ushort w1, float c, float s, int inv, bool 
                 w1 = x[eb * xes];                                                                  \
             }                                                                                      \
             BICL_ST_##TO s0, s1;                                                                   \
+            float x0 = BICL_LD_##TI(w0), x1 = BICL_LD_##TI(w1);                                    \
             if (ROPE_W16_##TI != 0 && ROPE_W16_##TI == ROPE_W16_##TO) {                            \
                 ushort o0, o1;                                                                     \
-                rope_rot_w16((ushort)w0, (ushort)w1, c, sn, inv, ok, ROPE_W16_##TI == 3, &o0,      \
-                             &o1);                                                                 \
+                rope_rot_w16(x0, x1, (ushort)w0, (ushort)w1, c, sn, inv, ok, ROPE_W16_##TI == 2,   \
+                             &o0, &o1);                                                            \
                 s0 = (BICL_ST_##TO)o0;                                                             \
                 s1 = (BICL_ST_##TO)o1;                                                             \
             } else {                                                                               \
-                float x0 = BICL_LD_##TI(w0), x1 = BICL_LD_##TI(w1);                                \
                 float nan = bicl_f32_canonical_nan();                                              \
                 s0 = BICL_SV_##TO(ok ? bicl_rope_rot0(x0, x1, c, sn, inv) : nan);                  \
                 s1 = BICL_SV_##TO(ok ? bicl_rope_rot1(x0, x1, c, sn, inv) : nan);                  \
