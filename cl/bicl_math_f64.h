@@ -498,7 +498,11 @@ BICL_FN void bicl_red_negate(bicl_u64 *d)
  * Products at k >= 1 are multiples of 2^32 and skipped (this is the Payne-Hanek
  * idea: a huge x never needs the leading bits of 2/pi). Products are added while
  * they reach digit 6: the part dropped below it is < 6.01 units of 2^-192, one-sided.
- * So the accumulated value is exact up to < 2^-189 per call. */
+ * So the accumulated value is exact up to < 2^-189 per call.
+ * The products kept are d_i P_(q+i+n) for n = 0 .. 7 (digits of 2/pi outside 1 .. 39
+ * are 0): the ten digits P_q .. P_(q+9) are loaded first and every index below is a
+ * constant, so a GPU keeps p[] in registers rather than in local memory, and a CPU's
+ * vectoriser sees no loop of variable length. The sums are the same integers. */
 BICL_FN void bicl_red_accumulate(double x, bicl_u64 *acc)
 {
     bicl_u64 bits = bicl_f64_as_u64(x);
@@ -518,25 +522,24 @@ BICL_FN void bicl_red_accumulate(double x, bicl_u64 *acc)
     bicl_u64 a = (m & BICL_M32) << t;
     bicl_u64 b = (m >> 32) << t;
     bicl_u64 mid = (a >> 32) + (b & BICL_M32);
-    bicl_u64 dig[3];
-    dig[0] = a & BICL_M32;
-    dig[1] = mid & BICL_M32;
-    dig[2] = (b >> 32) + (mid >> 32);
+    bicl_u32 dig[3]; /* each < 2^32: b >> 32 < 2^21 and mid >> 32 <= 1 */
+    dig[0] = (bicl_u32)(a & BICL_M32);
+    dig[1] = (bicl_u32)(mid & BICL_M32);
+    dig[2] = (bicl_u32)((b >> 32) + (mid >> 32));
+    bicl_u32 pd[BICL_RED_ND + 3]; /* pd[c] = digit q + c of 2/pi, 0 outside 1 .. 39 */
+    for (bicl_i32 c = 0; c < BICL_RED_ND + 3; c++) {
+        bicl_i32 j = q + c;
+        pd[c] = j >= 1 && j <= BICL_2OPI_NDIG ? bicl_two_over_pi_digits[j - 1] : 0u;
+    }
     bicl_u64 p[BICL_RED_ND] = {0, 0, 0, 0, 0, 0, 0};
     for (bicl_i32 i = 0; i < 3; i++) {
-        bicl_i32 jlo = q + i > 1 ? q + i : 1;
-        bicl_i32 jhi = q + i + BICL_RED_ND;
-        if (jhi > BICL_2OPI_NDIG) {
-            jhi = BICL_2OPI_NDIG;
-        }
-        for (bicl_i32 j = jlo; j <= jhi; j++) {
-            bicl_u64 prod = dig[i] * (bicl_u64)bicl_two_over_pi_digits[j - 1];
-            bicl_i32 k = q + i - j; /* in [-BICL_RED_ND, 0] */
-            if (k > -BICL_RED_ND) {
-                p[-k] += prod & BICL_M32;
+        for (bicl_i32 n = 0; n <= BICL_RED_ND; n++) { /* lands at digit k = -n */
+            bicl_u64 prod = (bicl_u64)dig[i] * pd[i + n];
+            if (n < BICL_RED_ND) {
+                p[n] += prod & BICL_M32;
             }
-            if (k < 0) {
-                p[-k - 1] += prod >> 32;
+            if (n > 0) {
+                p[n - 1] += prod >> 32;
             }
         }
     }
@@ -587,9 +590,21 @@ BICL_FN bicl_reduced bicl_reduce_pio2_dd(double hi, double lo)
     if (up != 0) {
         bicl_red_negate(acc); /* |f| = 1 - fraction */
     }
+    /* z = the first nonzero fraction digit; w[0 ..] = acc[z ..], zeros past the end.
+     * Shifted by a fixed number of steps so that no index depends on the data. */
     int z = 1;
-    while (z < BICL_RED_ND && acc[z] == 0) {
-        z++;
+    bicl_u64 w[BICL_RED_ND - 1];
+    for (int n = 0; n < BICL_RED_ND - 1; n++) {
+        w[n] = acc[n + 1];
+    }
+    for (int step = 0; step < BICL_RED_ND - 1; step++) {
+        if (w[0] == 0) {
+            for (int n = 0; n < BICL_RED_ND - 2; n++) {
+                w[n] = w[n + 1];
+            }
+            w[BICL_RED_ND - 2] = 0;
+            z++;
+        }
     }
     if (z == BICL_RED_ND) {
         out.r = bicl_dd_make(0.0, 0.0);
@@ -599,10 +614,10 @@ BICL_FN bicl_reduced bicl_reduce_pio2_dd(double hi, double lo)
      * a holds the leading nonzero digit, so a >= 2^-32z > b and the FastTwoSum is
      * exact; c + d < 2^-64 a only adds its own rounding (< 2^-117 a). */
     double sc = bicl_f64_pow2(-32 * z);
-    double a = (double)acc[z] * sc;
-    double b = z + 1 < BICL_RED_ND ? (double)acc[z + 1] * (sc * 0x1p-32) : 0.0;
-    double c = z + 2 < BICL_RED_ND ? (double)acc[z + 2] * (sc * 0x1p-64) : 0.0;
-    double d = z + 3 < BICL_RED_ND ? (double)acc[z + 3] * (sc * 0x1p-96) : 0.0;
+    double a = (double)w[0] * sc;
+    double b = (double)w[1] * (sc * 0x1p-32);
+    double c = (double)w[2] * (sc * 0x1p-64);
+    double d = (double)w[3] * (sc * 0x1p-96);
     bicl_dd f = bicl_dd_fast_two_sum(a, b);
     f.lo += c + d;
     f = bicl_dd_fast_two_sum(f.hi, f.lo);
