@@ -70,6 +70,15 @@ BICL_FN ulong bicl_divmod(ulong n, ulong d, ulong *r)
     return q;
 }
 
+/* Entry a of a table of 16-bit values, read as the 32-bit word that holds it (the device
+ * is little-endian, a context's requirement: entry a is the low half of word a / 2 when a
+ * is even). A CPU vectoriser has a 32-bit gather and none for 16 bits: PoCL loaded a
+ * 16-bit table entry by entry (docs/performance.md). The same bits as tab16[a]. */
+BICL_FN ushort bicl_table16_at(global const uint *restrict tab, uint a)
+{
+    return (ushort)(tab[a >> 1] >> ((a & 1u) << 4));
+}
+
 /* Coordinates of linear index l in a right-aligned 4-d shape. */
 BICL_FN ulong4 bicl_unravel(ulong l, ulong4 shape)
 {

@@ -66,7 +66,6 @@
  *                  widening, which inverts the narrowing on every value it produced,
  *                  NaNs included). */
 #define GLU_TABLE_XP()   , global const uint *restrict tab
-#define GLU_TABLE16_XP() , global const ushort *restrict tab
 #define GLU_TABLE_XA()   , tab
 /* The product by the activation's ORDER (bicl_ops.def), passed as the template's E. */
 #define GLU_TABLE_MUL_ACT(TB, TO, a, u)                                                            \
@@ -76,12 +75,12 @@
 #define GLU_TABLE_ELEM(ORD, TA, TB, TO, g, u, tab)                                                 \
     GLU_TABLE_MUL_##ORD(TB, TO, as_float((tab)[g]), u)
 #define GLU_TABLE16_ELEM(ORD, TA, TB, TO, g, u, tab)                                               \
-    GLU_TABLE_MUL_##ORD(TB, TO, BICL_LD_##TA((tab)[g]), u)
+    GLU_TABLE_MUL_##ORD(TB, TO, BICL_LD_##TA(bicl_table16_at(tab, g)), u)
 #define GLU_TABLES(PFX, ORD, TI, TO)                                                               \
     BICL_ALL_2_1(glu_table##PFX##_##TI##_##TO, TI, TI, TO, GLU_TABLE_ELEM, ORD, GLU_TABLE_XP,      \
                  GLU_TABLE_XA)                                                                     \
-    BICL_ALL_2_1(glu_table16##PFX##_##TI##_##TO, TI, TI, TO, GLU_TABLE16_ELEM, ORD,                \
-                 GLU_TABLE16_XP, GLU_TABLE_XA)
+    BICL_ALL_2_1(glu_table16##PFX##_##TI##_##TO, TI, TI, TO, GLU_TABLE16_ELEM, ORD, GLU_TABLE_XP,  \
+                 GLU_TABLE_XA)
 /* Instances the host appends: "GLU_TABLE(ti, to)" (order ACT), "GLU_TABLE_UP(ti, to)". */
 #define GLU_TABLE(TI, TO)      GLU_TABLES(, ACT, TI, TO)
 #define GLU_TABLE_UP(TI, TO)   GLU_TABLES(_up, UP, TI, TO)

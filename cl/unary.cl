@@ -50,7 +50,8 @@
  * inputs once per context with the host reference (src/pointwise.c: table_values
  * calls bicl_ref_unary, the same math source as UNARY_ELEM), so an element is one
  * gather, y = tab[bits(x)], with the same bits as UNARY_ELEM by construction. The
- * loads and stores of x and y keep the template's vector moves; the gather is scalar.
+ * loads and stores of x and y keep the template's vector moves; the gather is scalar
+ * (a 16-bit entry read as its 32-bit word, bicl_table16_at).
  * One kernel set per dtype pair serves every op: the op is the table passed.
  *
  * The entry is y's storage type: f32 output -> the f32 bits of op(x) (256 KiB);
@@ -62,13 +63,14 @@
  * a pure gather, which is what keeps the kernel memory-bound. The table pointer is
  * const restrict (never written, aliases nothing), so that a driver may read it
  * through its read-only/texture cache path (NVIDIA: ld.global.nc). */
-#define UNARY_TABLE_ELEM(E, TI, TO, a, tab) ((tab)[a])
-#define UNARY_TABLE_XP_f32()                , global const uint *restrict tab
-#define UNARY_TABLE_XP_f16()                , global const ushort *restrict tab
-#define UNARY_TABLE_XP_bf16()               , global const ushort *restrict tab
+#define UNARY_TABLE_AT_f32(tab, a)          ((tab)[a])
+#define UNARY_TABLE_AT_f16(tab, a)          bicl_table16_at(tab, a)
+#define UNARY_TABLE_AT_bf16(tab, a)         bicl_table16_at(tab, a)
+#define UNARY_TABLE_ELEM(E, TI, TO, a, tab) UNARY_TABLE_AT_##TO(tab, a)
+#define UNARY_TABLE_XP()                    , global const uint *restrict tab
 #define UNARY_TABLE_XA()                    , tab
 #define UNARY_TABLE(TI, TO)                                                                        \
-    BICL_ALL_1_1(unary_table_##TI##_##TO, TI, TO, UNARY_TABLE_ELEM, _, UNARY_TABLE_XP_##TO,        \
+    BICL_ALL_1_1(unary_table_##TI##_##TO, TI, TO, UNARY_TABLE_ELEM, _, UNARY_TABLE_XP,             \
                  UNARY_TABLE_XA)
 
 #ifndef BICL_SELECTED /* else the host appends one "UNARY_PAIR(...)" or "UNARY_TABLE(ti, to)" */
