@@ -15,6 +15,7 @@
 #define ROPE_ALL_HEADS    128u /* one unit per (token, pair group) rotates every head */
 #define ROPE_ONE_ROW      256u /* one batch row (S == T): no division for a token's row */
 #define ROPE_PAIRED       512u /* rows form: a 16-bit GPT-J pair moves as one 32-bit word */
+#define ROPE_UNIT_STRIDE  1024u /* rows form: every q/k view's element stride is 1 */
 
 /* M-RoPE's mode: ROPE_M_NONE for 1-D RoPE (one position row), else the section layout of
  * bicl_mrope_row (cl/bicl_mrope.h). */

@@ -417,8 +417,10 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
         const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
         /* 32-bit indices (the host launches T * heads < 2^32 rows): a 64-bit row index  \
-         * halved PoCL's vector width */                                                           \
-        uint i = (uint)get_global_id(0), th = (uint)get_global_id(1);                              \
+         * halved PoCL's vector width. A row is one work-group (the host's launch), so the     \
+         * pair is the local id and the row the group id, which PoCL knows to be the same for \
+         * every work-item of the group: MLA's row vectorised 8 wide, not 4 */                  \
+        uint i = (uint)get_local_id(0), th = (uint)get_group_id(1);                                \
         uint t = th / (hq + hk), h = th - t * (hq + hk);                                           \
         ulong b, s;                                                                                \
         ulong pa =                                                                                 \
@@ -437,7 +439,11 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
         ulong yo = isq ? rope_head_at(qo_off, qo_st, b, s, hh) : rope_head_at(ko_off, ko_st, b, s, hh); \
         global const BICL_ST_##TI *x = (isq ? qi : ki) + xo;                                       \
         global BICL_ST_##TO *y = (isq ? qo : ko) + yo;                                             \
-        ulong xes = isq ? qi_st.s3 : ki_st.s3, yes = isq ? qo_st.s3 : ko_st.s3;                    \
+        /* element strides: 1 as a constant where the host saw every view's be 1, so that     \
+         * LLVM's vectoriser needs no version of the loop for them */                          \
+        const bool unit = (flags & ROPE_UNIT_STRIDE) != 0;                                         \
+        ulong xes = unit ? 1u : (isq ? qi_st.s3 : ki_st.s3);                                       \
+        ulong yes = unit ? 1u : (isq ? qo_st.s3 : ko_st.s3);                                       \
         /* the host launches exactly half_r work-items per row: no test i < half_r, whose  \
          * masked stores cost PoCL two thirds of its speed */                                      \
         {                                                                                          \

@@ -616,6 +616,7 @@ typedef enum rope_params { ROPE_ARGS_ALL, ROPE_ARGS_SPEC, ROPE_ARGS_ROWS_SPEC } 
 typedef struct rope_shape {
     bool rows;       /* the rows form: units (dim 0) x T * heads (dim 1), one pair each */
     bool paired;     /* rows form, ROPE_PAIRED: every GPT-J pair starts on an even element */
+    bool unit;       /* rows form, ROPE_UNIT_STRIDE: every view's element stride is 1 */
     unsigned vw;     /* pairs per work unit: 8 or 4 (vector loads) or 1 (general path) */
     cl_uint groups;  /* units per (token, head block) */
     cl_uint hpu;     /* heads per block */
@@ -732,6 +733,9 @@ static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bi
     if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half) {
         rope_shape sh = rope_rows_shape(v, half);
         sh.paired = rope_pairs_aligned(ctx, memo, plan, views);
+        sh.unit = true;
+        for (int i = 0; i < 4; ++i)
+            sh.unit = sh.unit && views[i]->stride[views[i]->rank - 1] == 1;
         return sh;
     }
     /* Units for the rotary pairs, and for the pass-through block when some output is not
@@ -885,7 +889,8 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
              (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
              (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
              (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
-             (sh->rows && sh->paired ? ROPE_PAIRED : 0) | (v->S == v->T ? ROPE_ONE_ROW : 0);
+             (sh->rows && sh->paired ? ROPE_PAIRED : 0) |
+             (sh->rows && sh->unit ? ROPE_UNIT_STRIDE : 0) | (v->S == v->T ? ROPE_ONE_ROW : 0);
     const cl_uint spec[9] = {*flags,
                              (cl_uint)plan->half,
                              sh->groups,
