@@ -216,12 +216,46 @@ void test_fill_f32_bits(uint32_t *out, size_t n, uint64_t seed)
     }
 }
 
+/* The first 65536 patterns of test_fill_u16_bits: the special values of f16 and bf16 (signed
+ * zeros, infinities, quiet and signalling NaNs with payloads, the smallest and largest
+ * subnormals and normals, +-1), then every other pattern in a scattered order (i * 40503 mod
+ * 2^16 is a bijection), so that a short buffer also holds both signs, every class and
+ * magnitudes of every size. Counting up from 0 (before) gave a buffer of fewer than 31744
+ * elements no NaN, no infinity and nothing negative. */
+static const uint16_t *u16_order(void)
+{
+    static const uint16_t specials[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80, 0xff80,
+                                        0x7e00, 0x7d01, 0xfe55, 0x7fc0, 0x7f81, 0xffa5,
+                                        0x0001, 0x8001, 0x03ff, 0x007f, 0x0400, 0x0080,
+                                        0x7bff, 0x7f7f, 0x3c00, 0x3f80, 0xbc00, 0xbf80};
+    static uint16_t order[65536];
+    static int built;
+    if (!built) {
+        static unsigned char used[65536];
+        size_t k = 0;
+        for (size_t i = 0; i < sizeof specials / sizeof specials[0]; ++i) {
+            order[k++] = specials[i];
+            used[specials[i]] = 1;
+        }
+        for (uint32_t j = 0; j < 65536; ++j) {
+            uint16_t v = (uint16_t)(j * 40503u);
+            if (!used[v])
+                order[k++] = v;
+        }
+        if (k != 65536)
+            abort(); /* a special listed twice */
+        built = 1;
+    }
+    return order;
+}
+
 void test_fill_u16_bits(uint16_t *out, size_t n, uint64_t seed)
 {
+    const uint16_t *order = u16_order();
     uint64_t s = seed;
     for (size_t i = 0; i < n; ++i) {
         uint64_t r = test_rand(&s);
-        out[i] = (uint16_t)(i < 65536 ? i : (r >> 40));
+        out[i] = i < 65536 ? order[i] : (uint16_t)(r >> 40);
     }
 }
 

@@ -67,7 +67,8 @@ uint64_t test_rand(uint64_t *s);
 void test_fill_f32_bits(uint32_t *out, size_t n, uint64_t seed);
 /* The special f32 bit patterns used above; returns their count. */
 size_t test_special_f32(const uint32_t **out);
-/* Random 16-bit patterns with every special class of f16/bf16. */
+/* 16-bit patterns: the special values of f16 and bf16 first, then every other pattern once
+ * in a scattered order (the first 65536 elements hold every pattern), then random ones. */
 void test_fill_u16_bits(uint16_t *out, size_t n, uint64_t seed);
 
 /* Memcmp with a message naming the first differing element. */

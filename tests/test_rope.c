@@ -967,7 +967,7 @@ static void every_view_on(test_env *env, bool rows)
         {"gptj partial, q in place", 80, 32, GJ, EX, 5, 3, 2, BICL_BF16, BICL_BF16, 2, 1, 0, 0, 1},
         {"decode gptj partial", 256, 64, GJ, EX, 1, 16, 16, BICL_F16, BICL_F16, 0, 1, 0, 0, 0},
         {"prefill", 128, 128, NX, EX, 160, 4, 2, BICL_BF16, BICL_BF16, 1, 1, 0, 0, 3},
-        /* q holds every f16 value (test_fill_u16_bits: the first 65536 elements count up),
+        /* q holds every f16 value (test_fill_u16_bits: the first 65536 elements hold each once),
          * so that f16 NaNs, infinities and subnormals reach the f16 -> f16 paths */
         {"prefill f16", 128, 128, NX, EX, 128, 4, 2, BICL_F16, BICL_F16, 1, 1, 0, 0, 3},
     };
