@@ -427,9 +427,6 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
             rope_row_position_at(pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s);     \
         int p0, p1, p2, bad;                                                                       \
         bool ok = rope_token_positions(pos, pa, (MSR), mode, limit, &p0, &p1, &p2, &bad);          \
-        /* M-RoPE: the pair's row (a gather of the table; three rows' loads and a select     \
-         * measured slower on PoCL, docs/performance.md) */                                        \
-        int p = rope_pair_position(i, mode, ms0, ms1, ms2, p0, p1, p2);                            \
         bool isq = h < hq;                                                                         \
         uint hh = isq ? h : h - hq;                                                                \
         uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                           \
@@ -448,8 +445,25 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
          * masked stores cost PoCL two thirds of its speed */                                      \
         {                                                                                          \
             global const float *tf = (global const float *)table;                                  \
-            ulong e = ((ulong)(ok ? p : 0) * half_r + i) * 2u;                                     \
-            float c = tf[e], sn = tf[e + 1u];                                                      \
+            /* M-RoPE: the pair's entry in each of the token's three rows, then the one of its  \
+             * section (bicl_mrope_row, as rope_pair_position): with the rows the same for the \
+             * whole group, three vector loads instead of a gather (docs/performance.md) */      \
+            float c, sn;                                                                           \
+            if (mode == ROPE_M_NONE) {                                                             \
+                ulong e = ((ulong)(ok ? p0 : 0) * half_r + i) * 2u;                                \
+                c = tf[e];                                                                         \
+                sn = tf[e + 1u];                                                                   \
+            } else {                                                                               \
+                ulong e0 = ((ulong)(ok ? p0 : 0) * half_r + i) * 2u;                               \
+                ulong e1 = ((ulong)(ok ? p1 : 0) * half_r + i) * 2u;                               \
+                ulong e2 = ((ulong)(ok ? p2 : 0) * half_r + i) * 2u;                               \
+                float c0 = tf[e0], s0 = tf[e0 + 1u], c1 = tf[e1], s1 = tf[e1 + 1u];                \
+                float c2 = tf[e2], s2 = tf[e2 + 1u];                                               \
+                int r = bicl_mrope_row((int)i, (int)ms0, (int)ms1, (int)ms2,                       \
+                                       mode == ROPE_M_INTERLEAVED);                                \
+                c = r == 0 ? c0 : (r == 1 ? c1 : c2);                                              \
+                sn = r == 0 ? s0 : (r == 1 ? s1 : s2);                                             \
+            }                                                                                      \
             ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
             ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);      \
             /* GPT-J pairs of 16-bit elements as one 32-bit word (ROPE_PAIRED: the host saw    \
