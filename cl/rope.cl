@@ -436,8 +436,8 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
         ulong yo = isq ? rope_head_at(qo_off, qo_st, b, s, hh) : rope_head_at(ko_off, ko_st, b, s, hh); \
         global const BICL_ST_##TI *x = (isq ? qi : ki) + xo;                                       \
         global BICL_ST_##TO *y = (isq ? qo : ko) + yo;                                             \
-        /* element strides: 1 as a constant where the host saw every view's be 1, so that     \
-         * LLVM's vectoriser needs no version of the loop for them */                          \
+        /* element strides: the constant 1 where the host saw that every view's is 1, so    \
+         * that LLVM's vectoriser needs no version of the loop for them */                     \
         const bool unit = (flags & ROPE_UNIT_STRIDE) != 0;                                         \
         ulong xes = unit ? 1u : (isq ? qi_st.s3 : ki_st.s3);                                       \
         ulong yes = unit ? 1u : (isq ? qo_st.s3 : ko_st.s3);                                       \
