@@ -94,6 +94,9 @@ BICL_FN bool rope_token_positions(global const int *pos, ulong at, ulong pos_sr,
     return ok0 && ok1 && ok2;
 }
 
+/* Of three values, the one of M-RoPE row r (0, 1 or 2; bicl_mrope_row). */
+#define ROPE_OF_ROW(r, a0, a1, a2) ((r) == 0 ? (a0) : ((r) == 1 ? (a1) : (a2)))
+
 /* The position pair i rotates at: p0 for 1-D RoPE, else its section's row. */
 BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int p0, int p1,
                                int p2)
@@ -101,7 +104,7 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
     if (!mode)
         return p0;
     int r = bicl_mrope_row((int)i, (int)s0, (int)s1, (int)s2, mode == ROPE_M_INTERLEAVED);
-    return r == 0 ? p0 : (r == 1 ? p1 : p2);
+    return ROPE_OF_ROW(r, p0, p1, p2);
 }
 
 /* (cos, sin) of the VW table entries t[i .. i + VW) into cs[2 VW]: one float2, float8 or
@@ -446,7 +449,7 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
         {                                                                                          \
             global const float *tf = (global const float *)table;                                  \
             /* M-RoPE: the pair's entry in each of the token's three rows, then the one of its  \
-             * section (bicl_mrope_row, as rope_pair_position): with the rows the same for the \
+             * section (as rope_pair_position picks a position): with the rows the same for the  \
              * whole group, three vector loads instead of a gather (docs/performance.md) */      \
             float c, sn;                                                                           \
             if (mode == ROPE_M_NONE) {                                                             \
@@ -461,8 +464,8 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
                 float c2 = tf[e2], s2 = tf[e2 + 1u];                                               \
                 int r = bicl_mrope_row((int)i, (int)ms0, (int)ms1, (int)ms2,                       \
                                        mode == ROPE_M_INTERLEAVED);                                \
-                c = r == 0 ? c0 : (r == 1 ? c1 : c2);                                              \
-                sn = r == 0 ? s0 : (r == 1 ? s1 : s2);                                             \
+                c = ROPE_OF_ROW(r, c0, c1, c2);                                                    \
+                sn = ROPE_OF_ROW(r, s0, s1, s2);                                                   \
             }                                                                                      \
             ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
             ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);      \
