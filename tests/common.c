@@ -1,6 +1,7 @@
 /* common.c - shared test scaffolding (see common.h). */
 #include "common.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,31 +223,36 @@ void test_fill_f32_bits(uint32_t *out, size_t n, uint64_t seed)
  * 2^16 is a bijection), so that a short buffer also holds both signs, every class and
  * magnitudes of every size. Counting up from 0 (before) gave a buffer of fewer than 31744
  * elements no NaN, no infinity and nothing negative. */
-static const uint16_t *u16_order(void)
+static uint16_t u16_order_table[65536];
+
+static void u16_order_build(void)
 {
     static const uint16_t specials[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80, 0xff80,
                                         0x7e00, 0x7d01, 0xfe55, 0x7fc0, 0x7f81, 0xffa5,
                                         0x0001, 0x8001, 0x03ff, 0x007f, 0x0400, 0x0080,
                                         0x7bff, 0x7f7f, 0x3c00, 0x3f80, 0xbc00, 0xbf80};
-    static uint16_t order[65536];
-    static int built;
-    if (!built) {
-        static unsigned char used[65536];
-        size_t k = 0;
-        for (size_t i = 0; i < sizeof specials / sizeof specials[0]; ++i) {
-            order[k++] = specials[i];
-            used[specials[i]] = 1;
-        }
-        for (uint32_t j = 0; j < 65536; ++j) {
-            uint16_t v = (uint16_t)(j * 40503u);
-            if (!used[v])
-                order[k++] = v;
-        }
-        if (k != 65536)
-            abort(); /* a special listed twice */
-        built = 1;
+    static unsigned char used[65536];
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; ++i) {
+        u16_order_table[k++] = specials[i];
+        used[specials[i]] = 1;
     }
-    return order;
+    for (uint32_t j = 0; j < 65536; ++j) {
+        uint16_t v = (uint16_t)(j * 40503u);
+        if (!used[v])
+            u16_order_table[k++] = v;
+    }
+    if (k != 65536)
+        abort(); /* a special listed twice */
+}
+
+/* Built once, also when test threads fill buffers at the same time. */
+static const uint16_t *u16_order(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (pthread_once(&once, u16_order_build) != 0)
+        abort();
+    return u16_order_table;
 }
 
 void test_fill_u16_bits(uint16_t *out, size_t n, uint64_t seed)
