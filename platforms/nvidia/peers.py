@@ -9,6 +9,7 @@ table beside bicl's numbers read from bicl-bench's JSON (argument 1, optional).
 usage: python3 platforms/nvidia/peers.py [bench-nvidia.json] [--mib 1024]
 """
 import json
+import pathlib
 import statistics
 import sys
 import time
@@ -177,3 +178,9 @@ if BENCH:
         if b:
             print(f"| {r['op']} | {r['dtype']} | {b['gbs']:.1f} | {b['ratio_copy']:.2f} | "
                   f"{r['gbs']:.1f} | {b['gbs'] / r['gbs']:.2f} |")
+    # issue 18's targets from this run's figures (tools/bench_targets.py)
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+    import bench_targets
+
+    bench_targets.report(bench, results, pocl=False)

@@ -80,7 +80,7 @@ if has bench && [ -x "$B/bicl-bench" ]; then
 fi
 if has peers && [ -f platforms/nvidia/peers.py ]; then
   timeout 300 python3 platforms/nvidia/peers.py "$OUT/bench-nvidia.json" >"$L/peers.txt" 2>&1
-  summary "$(tail -32 "$L/peers.txt")"
+  summary "$(tail -48 "$L/peers.txt")" # the ratio table and the targets
   pack
 fi
 if has audit && [ -x "$B/bicl-clblast-audit" ]; then
