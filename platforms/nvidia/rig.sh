@@ -16,7 +16,8 @@
 #   and the PyTorch bridge's Llama-layer demo), results in $OUT/python.
 #   RIG_BENCH_ARGS replaces the bench stage's "--variants" (e.g. "--reps 9": no sweep).
 #   Results go to $OUT (default BUILD_DIR/out): summary.txt, logs.tar.gz,
-#   check-nvidia.json, bench-nvidia.json, bench-nvidia.svg, clblast-nvidia.json.
+#   check-nvidia/ (one log and JSON per shard), bench-nvidia.json, bench-nvidia.svg,
+#   clblast-nvidia.json.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build/rig-nvidia}
@@ -59,10 +60,12 @@ for dev in nvidia pocl; do
 done
 if has check; then
   # RIG_CHECK=full runs every variant on every layout; the default is --quick (every op
-  # and layout, variants and offsets on the packed layout), which fits one device call
-  "$B/bicl-check" --device nvidia $([ "${RIG_CHECK:-quick}" = full ] || echo --quick) \
-    --verify tests/golden/golden.txt --json "$OUT/check-nvidia.json" >"$L/check-nvidia.txt" 2>&1 ||
-    status=1
+  # and layout, variants and offsets on the packed layout), which fits one device call.
+  # RIG_CHECK_JOBS processes side by side (platforms/check_shards.sh: NVIDIA's compiler
+  # builds each op's programs on one core), their logs and JSON in $OUT/check-nvidia/.
+  platforms/check_shards.sh "$B/bicl-check" nvidia "${RIG_CHECK_JOBS:-8}" "$OUT/check-nvidia" \
+    $([ "${RIG_CHECK:-quick}" = full ] || echo --quick) --verify tests/golden/golden.txt \
+    >"$L/check-nvidia.txt" 2>&1 || status=1
   summary "bicl-check nvidia (${RIG_CHECK:-quick}, golden verified): $(tail -1 "$L/check-nvidia.txt")"
   pack
 fi
