@@ -179,6 +179,12 @@ bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float 
     return BICL_SUCCESS;
 }
 
+float bicl_rope_hf_inv_freq_f32_unchecked(const bicl_rope_config *cfg, int i)
+{
+    bicl_rope_freq_params fp = to_freq_params(cfg);
+    return config_inv_freq_hf(cfg, &fp, i);
+}
+
 static bool finite_in_f32(double x)
 {
     return isfinite(x) && isfinite(bicl_f64_to_f32_rte(x));

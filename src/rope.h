@@ -23,6 +23,10 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
 /* The hf angle mode's float inv_freq[i] of a valid config (transformers' float32
  * arithmetic, src/rope.c): for tests/test_rope_conformance.c. */
 bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float *out);
+/* The same for a config that bicl_rope_config_check accepted and an i in [0,
+ * rotary_dim / 2), without checking it again (tests/fuzz: a check per index cost the
+ * fuzzer three quarters of its executions). */
+float bicl_rope_hf_inv_freq_f32_unchecked(const bicl_rope_config *cfg, int i);
 
 /* M-RoPE through RoPE's kernels (src/mrope.c): a token's positions are three rows of a
  * positions view, row_stride elements apart, and pair i rotates at the position of row
