@@ -96,6 +96,9 @@ BICL_FN bool rope_token_positions(global const int *pos, ulong at, ulong pos_sr,
 
 /* Of three values, the one of M-RoPE row r (0, 1 or 2; bicl_mrope_row). */
 #define ROPE_OF_ROW(r, a0, a1, a2) ((r) == 0 ? (a0) : ((r) == 1 ? (a1) : (a2)))
+/* The rows kernel's float index of pair i's cos in the table row of position p (row 0
+ * where the token's positions are out of range: its outputs are NaN then). */
+#define ROPE_ROWS_ENTRY(ok, p, half_r, i) (((ulong)((ok) ? (p) : 0) * (half_r) + (i)) * 2u)
 
 /* The position pair i rotates at: p0 for 1-D RoPE, else its section's row. */
 BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int p0, int p1,
@@ -448,24 +451,19 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
          * masked stores cost PoCL two thirds of its speed */                                      \
         {                                                                                          \
             global const float *tf = (global const float *)table;                                  \
-            /* M-RoPE: the pair's entry in each of the token's three rows, then the one of its  \
+            /* M-RoPE: the pair's entry in the token's other two rows too, then the one of its  \
              * section (as rope_pair_position picks a position): with the rows the same for the  \
              * whole group, three vector loads instead of a gather (docs/performance.md) */      \
-            float c, sn;                                                                           \
-            if (mode == ROPE_M_NONE) {                                                             \
-                ulong e = ((ulong)(ok ? p0 : 0) * half_r + i) * 2u;                                \
-                c = tf[e];                                                                         \
-                sn = tf[e + 1u];                                                                   \
-            } else {                                                                               \
-                ulong e0 = ((ulong)(ok ? p0 : 0) * half_r + i) * 2u;                               \
-                ulong e1 = ((ulong)(ok ? p1 : 0) * half_r + i) * 2u;                               \
-                ulong e2 = ((ulong)(ok ? p2 : 0) * half_r + i) * 2u;                               \
-                float c0 = tf[e0], s0 = tf[e0 + 1u], c1 = tf[e1], s1 = tf[e1 + 1u];                \
-                float c2 = tf[e2], s2 = tf[e2 + 1u];                                               \
+            ulong e0 = ROPE_ROWS_ENTRY(ok, p0, half_r, i);                                         \
+            float c = tf[e0], sn = tf[e0 + 1u];                                                    \
+            if (mode != ROPE_M_NONE) {                                                             \
+                ulong e1 = ROPE_ROWS_ENTRY(ok, p1, half_r, i);                                     \
+                ulong e2 = ROPE_ROWS_ENTRY(ok, p2, half_r, i);                                     \
+                float c1 = tf[e1], s1 = tf[e1 + 1u], c2 = tf[e2], s2 = tf[e2 + 1u];                \
                 int r = bicl_mrope_row((int)i, (int)ms0, (int)ms1, (int)ms2,                       \
                                        mode == ROPE_M_INTERLEAVED);                                \
-                c = ROPE_OF_ROW(r, c0, c1, c2);                                                    \
-                sn = ROPE_OF_ROW(r, s0, s1, s2);                                                   \
+                c = ROPE_OF_ROW(r, c, c1, c2);                                                     \
+                sn = ROPE_OF_ROW(r, sn, s1, s2);                                                   \
             }                                                                                      \
             ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
             ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);      \
