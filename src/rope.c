@@ -167,6 +167,12 @@ static float config_inv_freq_hf(const bicl_rope_config *c, const bicl_rope_freq_
     return inv;
 }
 
+float bicl_rope_hf_inv_freq_f32_unchecked(const bicl_rope_config *cfg, int i)
+{
+    bicl_rope_freq_params fp = to_freq_params(cfg);
+    return config_inv_freq_hf(cfg, &fp, i);
+}
+
 bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float *out)
 {
     bicl_status st = bicl_rope_config_check(cfg);
@@ -174,15 +180,8 @@ bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float 
         return st;
     if (i < 0 || i >= cfg->rotary_dim / 2 || !out)
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "inv_freq index %d", i);
-    bicl_rope_freq_params fp = to_freq_params(cfg);
-    *out = config_inv_freq_hf(cfg, &fp, i);
+    *out = bicl_rope_hf_inv_freq_f32_unchecked(cfg, i);
     return BICL_SUCCESS;
-}
-
-float bicl_rope_hf_inv_freq_f32_unchecked(const bicl_rope_config *cfg, int i)
-{
-    bicl_rope_freq_params fp = to_freq_params(cfg);
-    return config_inv_freq_hf(cfg, &fp, i);
 }
 
 static bool finite_in_f32(double x)
