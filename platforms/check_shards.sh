@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # check_shards.sh - bicl-check in N processes side by side, each with its own share of the
-# ops (--op lists): on a GPU most of bicl-check's time is the driver compiling each op's
-# programs on one CPU core, so N shards finish about N times sooner on N cores (the rigs:
-# platforms/nvidia/rig.sh, platforms/amd/rig.sh). The heaviest ops (rope, rope_slice) get
-# shards of their own.
+# ops (--op lists), for platforms/nvidia/rig.sh: one bicl-check process compiles its ops'
+# programs one after another, and on NVIDIA the quick check no longer finished inside one
+# device call (docs/gpu-runs.md). On PoCL (2 cores, 3 jobs: 4 shards) the quick check took
+# 52 s. The heaviest ops (rope, rope_slice) get shards of their own.
 # usage: platforms/check_shards.sh BICL_CHECK DEVICE N OUTDIR [bicl-check arguments...]
 #   writes OUTDIR/check-K.txt and OUTDIR/check-K.json for each shard K and prints one line:
 #   "PASS: N shards, F of R results failed" or "FAIL: ..." (exit status 0 / 1).
@@ -53,8 +53,7 @@ failed=0 results=0
 for ((s = 0; s < k; ++s)); do
   line=$(grep -E 'bicl-check: (PASS|FAIL)' "$out/check-$s.txt" | tail -1)
   [ -n "$line" ] || { status=1; echo "shard $s: no verdict (cut short?)"; continue; }
-  f=$(echo "$line" | sed -E 's/.*: ([0-9]+) of ([0-9]+) results failed.*/\1/')
-  r=$(echo "$line" | sed -E 's/.*: ([0-9]+) of ([0-9]+) results failed.*/\2/')
+  read -r f r <<<"$(echo "$line" | sed -E 's/.*: ([0-9]+) of ([0-9]+) results failed.*/\1 \2/')"
   failed=$((failed + f)) results=$((results + r))
 done
 [ $failed -eq 0 ] || status=1

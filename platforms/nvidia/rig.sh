@@ -60,9 +60,9 @@ for dev in nvidia pocl; do
 done
 if has check; then
   # RIG_CHECK=full runs every variant on every layout; the default is --quick (every op
-  # and layout, variants and offsets on the packed layout), which fits one device call.
-  # RIG_CHECK_JOBS processes side by side (platforms/check_shards.sh: NVIDIA's compiler
-  # builds each op's programs on one core), their logs and JSON in $OUT/check-nvidia/.
+  # and layout, variants and offsets on the packed layout). RIG_CHECK_JOBS processes side
+  # by side (platforms/check_shards.sh: one process compiles its ops' programs one after
+  # another), their logs and JSON in $OUT/check-nvidia/.
   platforms/check_shards.sh "$B/bicl-check" nvidia "${RIG_CHECK_JOBS:-8}" "$OUT/check-nvidia" \
     $([ "${RIG_CHECK:-quick}" = full ] || echo --quick) --verify tests/golden/golden.txt \
     >"$L/check-nvidia.txt" 2>&1 || status=1
