@@ -57,14 +57,20 @@ BICL_FN bicl_u32 bicl_f32_nan_to_f16(bicl_u32 a)
  * f16 subnormal results kept; only NaN bits differ between devices, so NaN takes bicl's
  * rule by a select. The same bits as the integer forms below, which the host runs:
  * tests/test_cast.c compares every f16 and every f32 input on the device with the host's
- * in both forms. */
+ * in both forms. bicl_f16_to_f32_loose: exact for a number, a NaN of the device's choosing
+ * for a NaN (for a caller that takes a NaN's bits from its stored word: RoPE's 16-bit pairs);
+ * the integer form below is bicl_f16_to_f32 itself. */
+BICL_FN float bicl_f16_to_f32_loose(bicl_u16 h)
+{
+    return vload_half(0, (const private half *)&h);
+}
+
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)
 {
     bicl_u32 em = (bicl_u32)h & 0x7fffu;
-    float f = vload_half(0, (const private half *)&h);
     return em > 0x7c00u
                ? bicl_u32_as_f32((((bicl_u32)h & 0x8000u) << 16) | bicl_f16_special_to_f32(em))
-               : f;
+               : bicl_f16_to_f32_loose(h);
 }
 
 BICL_FN bicl_u16 bicl_f32_to_f16(float x)
@@ -87,6 +93,11 @@ BICL_FN float bicl_f16_to_f32(bicl_u16 h)
         r = em >= 0x7c00u ? bicl_f16_special_to_f32(em)
                           : bicl_f32_as_u32((float)em * 0x1p-24f); /* exact, a normal f32 */
     return bicl_u32_as_f32(sign | r);
+}
+
+BICL_FN float bicl_f16_to_f32_loose(bicl_u16 h)
+{
+    return bicl_f16_to_f32(h);
 }
 
 /* Narrowing to f16 with every case computed and one selected, no branch (PoCL

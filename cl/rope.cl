@@ -134,17 +134,77 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
             BICL_VST_##VW(T, p, (e) / VW, a);                                                      \
     } while (0)
 
+/* The 16-bit storage types: bf16 1, f16 2 (f32 0). */
+#define ROPE_W16_bf16 1
+#define ROPE_W16_f16  2
+#define ROPE_W16_f32  0
+
+/* The pair for 16-bit in and out of one type (f16 1, bf16 0): the stored bits of
+ * ok ? bicl_rope_rot0/rot1(x0, x1, c, s, inv) : the canonical NaN, with the NaN rule on the
+ * stored words w0, w1 of x0, x1, which costs fewer instructions (PoCL's rows kernel and the
+ * H200's units kernels are bound by them; docs/performance.md): x0, x1 need only be exact
+ * for numbers (bicl_f16_to_f32_loose), and a number's conversion has its NaN test folded
+ * away by the branch before it. A NaN result takes
+ * the first NaN of its own element and then the other, as its word with the type's quiet bit
+ * set (the f32 NaN's payload and quiet bit come back to the same word), else the canonical
+ * NaN. The products and sums are the rotation's own. Each output is its own chain of
+ * branches: written as one block of selects, LLVM's SLP pass paired the two outputs'
+ * operations into 2-wide vectors, and PoCL's work-item loop then stayed scalar (3x slower). */
+BICL_FN ushort rope_w16_store(float y, bool f16)
+{
+    return f16 ? bicl_f32_to_f16(y) : bicl_f32_to_bf16(y);
+}
+
+BICL_FN ushort rope_w16_out(float r, float xf, ushort wf, float xs, ushort ws, bool ok, bool f16)
+{
+    const uint quiet = f16 ? 0x200u : 0x40u;
+    if (ok && !bicl_f32_is_nan(r))
+        return rope_w16_store(r, f16);
+    if (ok && bicl_f32_is_nan(xf))
+        return (ushort)(wf | quiet);
+    if (ok && bicl_f32_is_nan(xs))
+        return (ushort)(ws | quiet);
+    return rope_w16_store(bicl_f32_canonical_nan(), f16);
+}
+
+BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, float s, int inv,
+                          bool ok, bool f16, ushort *o0, ushort *o1)
+{
+    float a0 = x0 * c, b0 = x1 * s;
+    *o0 = rope_w16_out(inv ? a0 + b0 : a0 - b0, x0, w0, x1, w1, ok, f16);
+    float a1 = x1 * c, b1 = x0 * s;
+    *o1 = rope_w16_out(inv ? a1 - b1 : a1 + b1, x1, w1, x0, w0, ok, f16);
+}
+
+/* Stored elements w0, w1 of a pair (type TI) to its stored outputs s0, s1 (type TO): rotated
+ * by (c, sn) where ok, else the canonical NaN. 16-bit in and out of one type: rope_rot_w16 on
+ * the stored words; otherwise bicl_rope_rot0/rot1 between the storage conversions. The same
+ * bits either way (the NaN rule of bicl_rope_rotate.h on the words). Both forms use it. */
+#define ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, s0, s1)                                    \
+    do {                                                                                           \
+        if (ROPE_W16_##TI != 0 && ROPE_W16_##TI == ROPE_W16_##TO) {                                \
+            const bool f16_ = ROPE_W16_##TI == 2;                                                  \
+            ushort u0_ = (ushort)(w0), u1_ = (ushort)(w1), o0_, o1_;                               \
+            float x0_ = f16_ ? bicl_f16_to_f32_loose(u0_) : bicl_bf16_to_f32(u0_);                 \
+            float x1_ = f16_ ? bicl_f16_to_f32_loose(u1_) : bicl_bf16_to_f32(u1_);                 \
+            rope_rot_w16(x0_, x1_, u0_, u1_, (c), (sn), (inv), (ok), f16_, &o0_, &o1_);            \
+            (s0) = (BICL_ST_##TO)o0_;                                                              \
+            (s1) = (BICL_ST_##TO)o1_;                                                              \
+        } else {                                                                                   \
+            float x0_ = BICL_LD_##TI(w0), x1_ = BICL_LD_##TI(w1);                                  \
+            float nan_ = bicl_f32_canonical_nan();                                                 \
+            (s0) = BICL_SV_##TO((ok) ? bicl_rope_rot0(x0_, x1_, (c), (sn), (inv)) : nan_);         \
+            (s1) = BICL_SV_##TO((ok) ? bicl_rope_rot1(x0_, x1_, (c), (sn), (inv)) : nan_);         \
+        }                                                                                          \
+    } while (0)
+
 /* Pair l of a group: stored xs[j0], xs[j1] to ys[o0], ys[o1] with (cos, sin) cs[2l],
  * cs[2l + 1] (o0, o1 = j0, j1 except for BICL_ROPE_DEINTERLEAVE, whose outputs move).
  * The callers unroll l with the indices fixed per layout, so the private arrays are
  * indexed by constants and stay in registers. */
 #define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, o0, o1, inv)                                      \
-    do {                                                                                           \
-        float x0 = BICL_LD_##TI((xs)[j0]), x1 = BICL_LD_##TI((xs)[j1]);                            \
-        float c_ = (cs)[2u * (l)], s_ = (cs)[2u * (l) + 1u];                                       \
-        (ys)[o0] = BICL_SV_##TO(bicl_rope_rot0(x0, x1, c_, s_, inv));                              \
-        (ys)[o1] = BICL_SV_##TO(bicl_rope_rot1(x0, x1, c_, s_, inv));                              \
-    } while (0)
+    ROPE_ROT_STORED(TI, TO, (xs)[j0], (xs)[j1], (cs)[2u * (l)], (cs)[2u * (l) + 1u], inv, true,    \
+                    (ys)[o0], (ys)[o1])
 
 /* The RoPE kernels' parameters (src/rope.c's rope_set_args sets them): ROPE_PARAMS for the
  * general kernels, ROPE_PARAMS_SPEC for a units kernel specialised to its layout (without
@@ -183,12 +243,40 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
 #define ROPE_PARAMS_M(TI, TO)           ROPE_PARAMS(TI, TO), ulong pos_sr, int4 msec
 #define ROPE_PARAMS_SPEC_M(TI, TO)      ROPE_PARAMS_SPEC(TI, TO), ulong pos_sr
 #define ROPE_PARAMS_ROWS_SPEC_M(TI, TO) ROPE_PARAMS_ROWS_SPEC(TI, TO), ulong pos_sr
+/* A specialised kernel that rotates q and k in place from the table (flags ROPE_Q_IN_PLACE
+ * and ROPE_K_IN_PLACE, or no k heads; no ROPE_INLINE; src/rope.c) takes one view of q and
+ * one of k, the outputs, and no inline sources: RoPE's most common call has 10 arguments
+ * fewer in the units form (18 of 28), 6 in the rows form (14 of 20), which an enqueue pays
+ * for (NVIDIA's driver, PoCL per argument; docs/performance.md). Its body reads the names it does not take from
+ * locals (ROPE_LOCALS_IP, _IP_UNITS): the inputs are the outputs (in place: one buffer,
+ * offset and strides, which the host's alias check requires to be the identical view). */
+#define ROPE_PARAMS_SPEC_IP(TI, TO)                                                                \
+    global const int *restrict pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,   \
+        global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, global BICL_ST_##TO *ko,              \
+        ulong ko_off, ulong4 ko_st, uint hpu_a, uint hblocks_a, global const float2 *table,        \
+        int limit, global int *err, uint ipt
+#define ROPE_PARAMS_ROWS_SPEC_IP(TI, TO)                                                           \
+    global const int *restrict pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S,            \
+        global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, global BICL_ST_##TO *ko,              \
+        ulong ko_off, ulong4 ko_st, global const float2 *table, int limit, global int *err
+#define ROPE_PARAMS_SPEC_IP_M(TI, TO)      ROPE_PARAMS_SPEC_IP(TI, TO), ulong pos_sr
+#define ROPE_PARAMS_ROWS_SPEC_IP_M(TI, TO) ROPE_PARAMS_ROWS_SPEC_IP(TI, TO), ulong pos_sr
+#define ROPE_LOCALS_IP(TI, TO)                                                                     \
+    global const BICL_ST_##TI *qi = qo, *ki = ko;                                                  \
+    const ulong qi_off = qo_off, ki_off = ko_off;                                                  \
+    const ulong4 qi_st = qo_st, ki_st = ko_st;
+#define ROPE_LOCALS_IP_UNITS(TI, TO)                                                               \
+    ROPE_LOCALS_IP(TI, TO)                                                                         \
+    global const ulong *inv_bits = 0;                                                              \
+    global const float *inv_f = 0;                                                                 \
+    const ulong attn_bits = 0;                                                                     \
+    const float attn_f = 0.0f;
 /* What the general rows kernel takes and does not use (its specialised form does not
- * take it). */
-#define ROPE_UNUSED_ROWS()                                                                         \
+ * take it); nothing for the others. */
+#define ROPE_UNUSED_ROWS(TI, TO)                                                                   \
     (void)T, (void)groups_a, (void)hpu_a, (void)hblocks_a, (void)ipt, (void)inv_bits, (void)inv_f, \
-        (void)attn_bits, (void)attn_f
-#define ROPE_UNUSED_NONE()
+        (void)attn_bits, (void)attn_f;
+#define ROPE_LOCALS_NONE(TI, TO)
 
 /* Arguments: positions (buffer, offset, b and s strides), S (tokens per row), T
  * (tokens); q in/out views (buffer, offset, (b, s, head, element) strides), hq; the same
@@ -199,10 +287,11 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
  * Pass-through element k of a head (k in [0, pass)) is element k before the rotary
  * offset and k + rotary_dim after it; the host runs VW > 1 only when the offsets are
  * multiples of VW, so a whole group of VW lies on one side. */
-#define ROPE_KERNEL_AS(NAME, PARAMS, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ, HK,      \
-                       MODE, MS0, MS1, MS2, MSR)                                                   \
+#define ROPE_KERNEL_AS(NAME, PARAMS, LOCALS, TI, TO, VW, FLAGS, HALF, GROUPS, L0, L1, L2, L3, HQ,  \
+                       HK, MODE, MS0, MS1, MS2, MSR)                                               \
     kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
+        LOCALS(TI, TO)                                                                             \
         /* the arguments, or a specialised program's constants in their place */                 \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), groups = (GROUPS), flags = (FLAGS);      \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
@@ -328,13 +417,14 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
 
 /* The general kernel: every layout value an argument. */
 #define ROPE_KERNEL(TI, TO, VW)                                                                    \
-    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, ROPE_PARAMS, TI, TO, VW, flags_a, half_r_a, groups_a, \
-                   lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW, ROPE_PARAMS, ROPE_LOCALS_NONE, TI, TO, VW, flags_a,   \
+                   half_r_a, groups_a, lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a,         \
+                   ROPE_M_NONE, 0u, 0u, 0u, 0u)
 /* The general M-RoPE kernel: its sections and mode are arguments too. */
 #define ROPE_MKERNEL(TI, TO, VW)                                                                   \
-    ROPE_KERNEL_AS(rope_m_##TI##_##TO##_v##VW, ROPE_PARAMS_M, TI, TO, VW, flags_a, half_r_a,       \
-                   groups_a, lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, (uint)msec.s3,    \
-                   (uint)msec.s0, (uint)msec.s1, (uint)msec.s2, pos_sr)
+    ROPE_KERNEL_AS(rope_m_##TI##_##TO##_v##VW, ROPE_PARAMS_M, ROPE_LOCALS_NONE, TI, TO, VW,        \
+                   flags_a, half_r_a, groups_a, lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a,      \
+                   hk_a, (uint)msec.s3, (uint)msec.s0, (uint)msec.s1, (uint)msec.s2, pos_sr)
 
 /* A kernel specialised to one layout (src/rope.c, rope_kernel_acquire): flags (with
  * ROPE_ALL_HEADS and ROPE_ONE_ROW), rotary_dim / 2, groups, lay and the head counts are
@@ -345,54 +435,26 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
 #define ROPE_KERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                          \
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
                        ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,                              \
-                   ROPE_PARAMS_SPEC, TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u,        \
-                   L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+                   ROPE_PARAMS_SPEC, ROPE_LOCALS_NONE, TI, TO, VW, FL##u, HALF##u, G##u, L0##u,    \
+                   L1##u, L2##u, L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
 /* ... and specialised to M-RoPE's mode and sections too (M: mode, S0..S2: the sections). */
 #define ROPE_MKERNEL_SPEC(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)          \
     ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
                        ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK##_m##M##_##S0##_##S1##_##S2,  \
-                   ROPE_PARAMS_SPEC_M, TI, TO, VW, FL##u, HALF##u, G##u, L0##u, L1##u, L2##u,      \
-                   L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
-
-/* The rows form's pair for 16-bit in and out of one type (f16 1, bf16 0): the stored bits
- * of ok ? bicl_rope_rot0/rot1(x0, x1, c, s, inv) : the canonical NaN, with the NaN rule on
- * the stored words w0, w1 of x0, x1, which costs PoCL fewer vector instructions (its rows
- * kernel is bound by them; docs/performance.md). A NaN result takes the first NaN of its own
- * element and then the other, as its word with the type's quiet bit set (the f32 NaN's
- * payload and quiet bit come back to the same word), else the canonical NaN; a number is
- * stored by the type's conversion. The products and sums are the rotation's own. Each output
- * is its own chain of branches: written as one block of selects, LLVM's SLP pass paired the
- * two outputs' operations into 2-wide vectors, and PoCL's work-item loop then stayed scalar
- * (3x slower). */
-BICL_FN ushort rope_w16_store(float y, bool f16)
-{
-    return f16 ? bicl_f32_to_f16(y) : bicl_f32_to_bf16(y);
-}
-
-BICL_FN ushort rope_w16_out(float r, float xf, ushort wf, float xs, ushort ws, bool ok, bool f16)
-{
-    const uint quiet = f16 ? 0x200u : 0x40u;
-    if (ok && !bicl_f32_is_nan(r))
-        return rope_w16_store(r, f16);
-    if (ok && bicl_f32_is_nan(xf))
-        return (ushort)(wf | quiet);
-    if (ok && bicl_f32_is_nan(xs))
-        return (ushort)(ws | quiet);
-    return rope_w16_store(bicl_f32_canonical_nan(), f16);
-}
-
-BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, float s, int inv,
-                          bool ok, bool f16, ushort *o0, ushort *o1)
-{
-    float a0 = x0 * c, b0 = x1 * s;
-    *o0 = rope_w16_out(inv ? a0 + b0 : a0 - b0, x0, w0, x1, w1, ok, f16);
-    float a1 = x1 * c, b1 = x0 * s;
-    *o1 = rope_w16_out(inv ? a1 - b1 : a1 + b1, x1, w1, x0, w0, ok, f16);
-}
-/* The 16-bit storage types: bf16 1, f16 2 (f32 0). */
-#define ROPE_W16_bf16 1
-#define ROPE_W16_f16  2
-#define ROPE_W16_f32  0
+                   ROPE_PARAMS_SPEC_M, ROPE_LOCALS_NONE, TI, TO, VW, FL##u, HALF##u, G##u, L0##u,  \
+                   L1##u, L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
+/* Their in-place forms (ROPE_PARAMS_SPEC_IP): the same names with "_ip" appended. */
+#define ROPE_KERNEL_SPEC_IP(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK)                       \
+    ROPE_KERNEL_AS(rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G                               \
+                       ##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK##_ip,                         \
+                   ROPE_PARAMS_SPEC_IP, ROPE_LOCALS_IP_UNITS, TI, TO, VW, FL##u, HALF##u, G##u,    \
+                   L0##u, L1##u, L2##u, L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+#define ROPE_MKERNEL_SPEC_IP(TI, TO, VW, FL, HALF, G, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)       \
+    ROPE_KERNEL_AS(                                                                                \
+        rope_##TI##_##TO##_v##VW##_f##FL##_h##HALF##_g##G##_l##L0##_##L1##_##L2##_##L3##_q##HQ     \
+            ##_k##HK##_m##M##_##S0##_##S1##_##S2##_ip,                                             \
+        ROPE_PARAMS_SPEC_IP_M, ROPE_LOCALS_IP_UNITS, TI, TO, VW, FL##u, HALF##u, G##u, L0##u,      \
+        L1##u, L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
 
 /* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
  * dim 0 the index i of a head's rotary pair (exactly rotary_dim / 2 work-items, one
@@ -410,14 +472,14 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
  * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
  * ROPE_PARAMS_ROWS_SPEC (M-RoPE: ROPE_PARAMS_M, ROPE_PARAMS_ROWS_SPEC_M); table source
  * only. */
-#define ROPE_ROWS_AS(NAME, PARAMS, UNUSED, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
+#define ROPE_ROWS_AS(NAME, PARAMS, LOCALS, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
                      MS1, MS2, MSR)                                                                \
     kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
         const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
         const uint mode = (MODE), ms0 = (MS0), ms1 = (MS1), ms2 = (MS2);                           \
-        UNUSED();                                                                                  \
+        LOCALS(TI, TO)                                                                             \
         const int inv = (flags & ROPE_INVERSE) != 0;                                               \
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
@@ -482,18 +544,7 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
                 w1 = x[eb * xes];                                                                  \
             }                                                                                      \
             BICL_ST_##TO s0, s1;                                                                   \
-            float x0 = BICL_LD_##TI(w0), x1 = BICL_LD_##TI(w1);                                    \
-            if (ROPE_W16_##TI != 0 && ROPE_W16_##TI == ROPE_W16_##TO) {                            \
-                ushort o0, o1;                                                                     \
-                rope_rot_w16(x0, x1, (ushort)w0, (ushort)w1, c, sn, inv, ok, ROPE_W16_##TI == 2,   \
-                             &o0, &o1);                                                            \
-                s0 = (BICL_ST_##TO)o0;                                                             \
-                s1 = (BICL_ST_##TO)o1;                                                             \
-            } else {                                                                               \
-                float nan = bicl_f32_canonical_nan();                                              \
-                s0 = BICL_SV_##TO(ok ? bicl_rope_rot0(x0, x1, c, sn, inv) : nan);                  \
-                s1 = BICL_SV_##TO(ok ? bicl_rope_rot1(x0, x1, c, sn, inv) : nan);                  \
-            }                                                                                      \
+            ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, s0, s1);                               \
             if (pout) {                                                                            \
                 ((global uint *)(y + roff))[i] = (uint)s0 | ((uint)s1 << 16);                      \
             } else {                                                                               \
@@ -548,20 +599,32 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
 #define ROPE_ROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                   \
     ROPE_ROWS_AS(                                                                                  \
         rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,      \
-        ROPE_PARAMS_ROWS_SPEC, ROPE_UNUSED_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u,      \
+        ROPE_PARAMS_ROWS_SPEC, ROPE_LOCALS_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u,      \
         L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
 #define ROPE_MROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)                   \
     ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
                      ##_k##HK##_m##M##_##S0##_##S1##_##S2,                                         \
-                 ROPE_PARAMS_ROWS_SPEC_M, ROPE_UNUSED_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u,  \
+                 ROPE_PARAMS_ROWS_SPEC_M, ROPE_LOCALS_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u,  \
+                 L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
+/* Their in-place forms (ROPE_PARAMS_ROWS_SPEC_IP): "_ip" appended to the names. */
+#define ROPE_ROWS_SPEC_IP(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                \
+    ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
+                     ##_k##HK##_ip,                                                                \
+                 ROPE_PARAMS_ROWS_SPEC_IP, ROPE_LOCALS_IP, TI, TO, FL##u, HALF##u, L0##u, L1##u,   \
+                 L2##u, L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+#define ROPE_MROWS_SPEC_IP(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)                \
+    ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
+                     ##_k##HK##_m##M##_##S0##_##S1##_##S2##_ip,                                    \
+                 ROPE_PARAMS_ROWS_SPEC_IP_M, ROPE_LOCALS_IP, TI, TO, FL##u, HALF##u, L0##u, L1##u, \
                  L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
 
 /* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,
  * half, groups, lay0, lay1, lay2, lay3, hq, hk)", "ROPE_ROWS(ti, to)", "ROPE_ROWS_SPEC(ti,
  * to, flags, half, lay0, lay1, lay2, lay3, hq, hk)", their M-RoPE forms ROPE_MKERNEL,
  * ROPE_MROWS (the same arguments) and ROPE_MKERNEL_SPEC, ROPE_MROWS_SPEC (mode, s0, s1, s2
- * appended), or "ROPE_BUILDERS" for a program with the position-id builders only (they are
- * in every program). */
+ * appended), the in-place forms of the specialised ones (the same arguments, "_IP"
+ * appended to the macro), or "ROPE_BUILDERS" for a program with the position-id builders
+ * only (they are in every program). */
 #define ROPE_BUILDERS
 #ifndef BICL_SELECTED
 #define ROPE_KERNELS_(TI, TO)                                                                      \

@@ -613,8 +613,16 @@ static void arg_view(bicl_args *a, const bicl_tensor *t, cl_ulong4 st)
 }
 
 /* The parameter list of a RoPE kernel (cl/rope.cl): the general kernels' ROPE_PARAMS, or
- * a specialised kernel's shorter ROPE_PARAMS_SPEC (units) or ROPE_PARAMS_ROWS_SPEC. */
-typedef enum rope_params { ROPE_ARGS_ALL, ROPE_ARGS_SPEC, ROPE_ARGS_ROWS_SPEC } rope_params;
+ * a specialised kernel's shorter ROPE_PARAMS_SPEC (units) or ROPE_PARAMS_ROWS_SPEC, or their
+ * in-place forms ROPE_PARAMS_SPEC_IP, ROPE_PARAMS_ROWS_SPEC_IP (one view of q and of k, no
+ * inline sources). */
+typedef enum rope_params {
+    ROPE_ARGS_ALL,
+    ROPE_ARGS_SPEC,
+    ROPE_ARGS_ROWS_SPEC,
+    ROPE_ARGS_SPEC_IP,
+    ROPE_ARGS_ROWS_SPEC_IP
+} rope_params;
 
 /* How a validated call is launched (cl/rope.cl): a choice of speed only, every shape
  * gives the same bits. */
@@ -813,6 +821,14 @@ static void rope_m_args(const rope_m_names *mn, char args[48])
                          mn->m->section[1], mn->m->section[2]);
 }
 
+/* Whether a specialised kernel of flags spec[0] and hk = spec[8] takes the in-place parameter
+ * list (cl/rope.cl's ROPE_PARAMS_SPEC_IP): q in place, k in place or absent, the table. */
+static bool rope_spec_in_place(const cl_uint spec[9])
+{
+    return (spec[0] & ROPE_Q_IN_PLACE) && ((spec[0] & ROPE_K_IN_PLACE) || spec[8] == 0) &&
+           !(spec[0] & ROPE_INLINE);
+}
+
 /* The rows form's kernel (cl/rope.cl's ROPE_ROWS_SPEC, or ROPE_ROWS with
  * BICL_OPTION_ROPE_SPECIALISE 0; their M-RoPE forms for m): spec as below, groups unused;
  * MLA's de-interleaving is specialised too (on PoCL: 4.4 GB/s against 1.8 general at 64
@@ -822,18 +838,19 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
                                             bicl_kernel **k, rope_params *params)
 {
     char name[192], instance[BICL_INSTANCE_MAX + 1], args[48];
-    *params = ROPE_ARGS_ROWS_SPEC;
+    const bool ip = rope_spec_in_place(spec);
+    *params = ip ? ROPE_ARGS_ROWS_SPEC_IP : ROPE_ARGS_ROWS_SPEC;
     if (ctx->opts.rope_specialise) {
-        bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u%s", ti,
+        bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u%s%s", ti,
                          to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8],
-                         mn->name);
+                         mn->name, ip ? "_ip" : "");
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
         rope_m_args(mn, args);
         bicl_name_format(instance, sizeof instance,
-                         "ROPE_%sROWS_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u%s)", mn->macro,
-                         ti, to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7],
-                         spec[8], args);
+                         "ROPE_%sROWS_SPEC%s(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u%s)", mn->macro,
+                         ip ? "_IP" : "", ti, to, spec[0], spec[1], spec[3], spec[4], spec[5],
+                         spec[6], spec[7], spec[8], args);
         if (strlen(instance) < BICL_INSTANCE_MAX)
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
@@ -858,19 +875,20 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
     rope_m_names mn = rope_m_names_of(m);
     if (vw == 0)
         return rope_rows_kernel_acquire(ctx, ti, to, spec, &mn, k, params);
-    *params = ROPE_ARGS_SPEC;
+    const bool ip = rope_spec_in_place(spec);
+    *params = ip ? ROPE_ARGS_SPEC_IP : ROPE_ARGS_SPEC;
     if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
-        bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u%s", ti,
-                         to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
-                         spec[7], spec[8], mn.name);
+        bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u%s%s",
+                         ti, to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
+                         spec[7], spec[8], mn.name, ip ? "_ip" : "");
         /* the instance text only for a build: a kernel in the pool had one that fitted */
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
         rope_m_args(&mn, args);
         bicl_name_format(instance, sizeof instance,
-                         "ROPE_%sKERNEL_SPEC(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u%s)",
-                         mn.macro, ti, to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5],
-                         spec[6], spec[7], spec[8], args);
+                         "ROPE_%sKERNEL_SPEC%s(%s, %s, %u, %u, %u, %u, %u, %u, %u, %u, %u, %u%s)",
+                         mn.macro, ip ? "_IP" : "", ti, to, vw, spec[0], spec[1], spec[2], spec[3],
+                         spec[4], spec[5], spec[6], spec[7], spec[8], args);
         if (strlen(instance) < BICL_INSTANCE_MAX) /* the name is shorter than the instance */
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
@@ -972,7 +990,10 @@ static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_r
                           cl_uint flags, const bicl_tensor *positions,
                           const bicl_tensor *const views[4])
 {
-    const bool all = sh->params == ROPE_ARGS_ALL, rows_spec = sh->params == ROPE_ARGS_ROWS_SPEC;
+    const bool all = sh->params == ROPE_ARGS_ALL;
+    const bool rows_spec =
+        sh->params == ROPE_ARGS_ROWS_SPEC || sh->params == ROPE_ARGS_ROWS_SPEC_IP;
+    const bool ip = sh->params == ROPE_ARGS_SPEC_IP || sh->params == ROPE_ARGS_ROWS_SPEC_IP;
     const bicl_rope_config *c = &plan->cfg;
     cl_uint half = (cl_uint)plan->half;
     cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
@@ -992,12 +1013,12 @@ static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_r
     bicl_arg_scalar(a, sizeof S, &S);
     if (!rows_spec)
         bicl_arg_scalar(a, sizeof T, &T);
-    arg_view(a, views[0], qk_strides(views[0]));
-    arg_view(a, views[1], qk_strides(views[1]));
-    if (all)
-        bicl_arg_scalar(a, sizeof hq, &hq);
-    arg_view(a, views[2], qk_strides(views[2]));
-    arg_view(a, views[3], qk_strides(views[3]));
+    for (int i = 0; i < 4; ++i) { /* q in, q out, k in, k out; in place: the outputs */
+        if (!ip || i % 2 == 1)
+            arg_view(a, views[i], qk_strides(views[i]));
+        if (all && i == 1)
+            bicl_arg_scalar(a, sizeof hq, &hq);
+    }
     if (all) {
         bicl_arg_scalar(a, sizeof hk, &hk);
         bicl_arg_scalar(a, sizeof half, &half);
@@ -1011,7 +1032,7 @@ static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_r
     if (all)
         bicl_arg_scalar(a, sizeof flags, &flags);
     bicl_arg(a, sizeof(cl_mem), &plan->table_mem);
-    if (!rows_spec) {
+    if (!rows_spec && !ip) {
         bicl_arg(a, sizeof(cl_mem), &plan->inv_mem);
         bicl_arg(a, sizeof(cl_mem), &plan->inv_f_mem);
         bicl_arg_scalar(a, sizeof attn_bits, &attn_bits);

@@ -39,6 +39,10 @@ check_all() {
     check rope 'ROPE_ROWS_SPEC(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8)'
     check rope 'ROPE_MKERNEL_SPEC(bf16, bf16, 8, 48, 64, 8, 0, 0, 0, 0, 32, 8, 1, 16, 24, 24)'
     check rope 'ROPE_MROWS_SPEC(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8, 2, 24, 20, 20)'
+    check rope 'ROPE_KERNEL_SPEC_IP(f16, f16, 8, 176, 64, 8, 0, 0, 0, 0, 32, 8)'
+    check rope 'ROPE_ROWS_SPEC_IP(bf16, bf16, 48, 64, 0, 0, 0, 0, 32, 8)'
+    check rope 'ROPE_MKERNEL_SPEC_IP(bf16, bf16, 4, 176, 64, 8, 0, 0, 0, 0, 32, 8, 1, 16, 24, 24)'
+    check rope 'ROPE_MROWS_SPEC_IP(f16, f16, 48, 64, 0, 0, 0, 0, 32, 8, 2, 24, 20, 20)'
 }
 check_all
 BICL_F16_CONVERT=device
