@@ -11,8 +11,8 @@ set -uo pipefail
 check=$1 device=$2 n=$3 out=$4
 shift 4
 mkdir -p "$out"
-ops=$("$check" --list 2>/dev/null | awk 'NR > 1 && NF && $1 !~ /^(---|layouts:)/ {print $1}' | uniq)
-[ -n "$ops" ] || { echo "FAIL: $check --list gave no ops"; exit 1; }
+ops=$("$check" --list-ops 2>/dev/null)
+[ -n "$ops" ] || { echo "FAIL: $check --list-ops gave no ops"; exit 1; }
 heavy="rope rope_slice"
 light=$(for op in $ops; do case " $heavy " in *" $op "*) ;; *) echo "$op" ;; esac; done)
 count=$(echo "$light" | grep -c .)

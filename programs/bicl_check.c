@@ -25,7 +25,7 @@ typedef struct options {
     size_t n_ops;
     const char *skip[MAX_OP_FILTERS];
     size_t n_skip;
-    bool quick, primary, list, help;
+    bool quick, primary, list, list_names, help;
 } options;
 
 static void usage(FILE *f)
@@ -35,7 +35,7 @@ static void usage(FILE *f)
           "                  [--json FILE|-] [--verify FILE]\n"
           "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
-          "       bicl-check --list | --help\n"
+          "       bicl-check --list | --list-ops | --help\n"
           "\n"
           "Checks bicl's contract on a device, for every op of the harness:\n"
           "  I  every layout of the standard workload (B=1, B=N, chunked prefill, permuted,\n"
@@ -60,6 +60,7 @@ static void usage(FILE *f)
           "  --hf-config F  check RoPE only, for the model whose Hugging Face config.json is\n"
           "                 F (exact/hf angles x table/inline x bf16/f32, 4 q + 2 k heads)\n"
           "  --list         list the ops and layouts\n"
+          "  --list-ops     the op names only, one a line\n"
           "\n"
           "Regenerate the committed golden file: bicl-check --golden tests/golden/golden.txt\n"
           "Exit status: 0 all pass, 1 any failure, 2 usage error.\n",
@@ -107,6 +108,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->primary = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
+        } else if (strcmp(a, "--list-ops") == 0) {
+            o->list_names = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             o->help = true;
         } else {
@@ -183,6 +186,20 @@ static int list_ops(void)
     for (size_t i = 0; i < n; ++i)
         printf(" %s", names[i]);
     printf("\n");
+    return 0;
+}
+
+/* The op names, one a line, each once (for scripts: platforms/check_shards.sh). */
+static int list_op_names(void)
+{
+    for (size_t i = 0; i < harness_op_count(); ++i) {
+        const char *name = harness_op_at(i)->name;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; ++j)
+            seen = strcmp(harness_op_at(j)->name, name) == 0;
+        if (!seen)
+            printf("%s\n", name);
+    }
     return 0;
 }
 
@@ -498,6 +515,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (o.list_names)
+        return list_op_names();
     if (o.list)
         return list_ops();
     if (o.golden)
