@@ -173,6 +173,18 @@ float bicl_rope_hf_inv_freq_f32_unchecked(const bicl_rope_config *cfg, int i)
     return config_inv_freq_hf(cfg, &fp, i);
 }
 
+double bicl_rope_inv_freq_unchecked(const bicl_rope_config *cfg, int i)
+{
+    bicl_rope_freq_params fp = to_freq_params(cfg);
+    return config_inv_freq(cfg, &fp, i);
+}
+
+double bicl_rope_attention_unchecked(const bicl_rope_config *cfg)
+{
+    bicl_rope_freq_params fp = to_freq_params(cfg);
+    return bicl_rope_attention_scaling(&fp);
+}
+
 bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float *out)
 {
     bicl_status st = bicl_rope_config_check(cfg);

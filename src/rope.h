@@ -27,6 +27,10 @@ bicl_status bicl_rope_hf_inv_freq_f32(const bicl_rope_config *cfg, int i, float 
  * rotary_dim / 2), without checking it again (tests/fuzz: with a check per index the
  * fuzzer ran 21,837 inputs in 31 s, without it 356,118 in 61 s). */
 float bicl_rope_hf_inv_freq_f32_unchecked(const bicl_rope_config *cfg, int i);
+/* Under the same conditions, the exact mode's double inv_freq[i] and the attention scaling
+ * as a plan computes them (tests/fuzz: one formula, the plan's). */
+double bicl_rope_inv_freq_unchecked(const bicl_rope_config *cfg, int i);
+double bicl_rope_attention_unchecked(const bicl_rope_config *cfg);
 
 /* M-RoPE through RoPE's kernels (src/mrope.c): a token's positions are three rows of a
  * positions view, row_stride elements apart, and pair i rotates at the position of row

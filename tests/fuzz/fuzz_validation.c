@@ -258,43 +258,18 @@ static double *read_factors(reader *r, int rotary_dim)
     return f;
 }
 
-/* The frequency parameters of a config, as src/rope.c maps them (the enums agree). */
-static bicl_rope_freq_params freq_params(const bicl_rope_config *c)
-{
-    bicl_rope_freq_params p = bicl_rope_freq_params_default(c->rotary_dim, c->theta);
-    p.scaling = (bicl_rope_scaling)c->type;
-    p.factor = c->factor;
-    p.low_freq_factor = c->low_freq_factor;
-    p.high_freq_factor = c->high_freq_factor;
-    p.original_max_position_embeddings = c->original_max_position_embeddings;
-    p.max_position_embeddings = c->max_position_embeddings;
-    p.beta_fast = c->beta_fast;
-    p.beta_slow = c->beta_slow;
-    p.mscale = c->mscale;
-    p.mscale_all_dim = c->mscale_all_dim;
-    p.attention_factor = c->attention_factor;
-    p.truncate = c->truncate;
-    p.seq_len = c->seq_len;
-    p.long_factor = c->long_factor;
-    p.short_factor = c->short_factor;
-    return p;
-}
-
 /* An accepted config gives finite cos/sin, at most the attention scaling in size, in
  * both angle modes, at the first and the last positions a plan accepts. */
 static void check_accepted(const bicl_rope_config *c)
 {
-    bicl_rope_freq_params p = freq_params(c);
-    double attn = bicl_rope_attention_scaling(&p);
+    double attn = bicl_rope_attention_unchecked(c);
     float attn_f = bicl_f64_to_f32_rte(attn);
     static const int positions[] = {0, 1, 4095, 65536, 2147483647};
-    /* the hf mode's inv_freq is transformers' f32 arithmetic, which a plan uses, not the
-     * double one rounded: for a config the fuzzer found (theta 3e-33, factor 4e252) they
-     * were 0 and 3e30 */
+    /* inv_freq and the scaling as a plan computes them (src/rope.c): the hf mode's is
+     * transformers' f32 arithmetic, not the double one rounded (for a config the fuzzer
+     * found, theta 3e-33 and factor 4e252, they were 0 and 3e30) */
     for (int i = 0; i < c->rotary_dim / 2; i += 1 + c->rotary_dim / 16) {
-        double inv = bicl_rope_inv_freq(&p, i);
-        if (c->freq_factors)
-            inv /= c->freq_factors[i];
+        double inv = bicl_rope_inv_freq_unchecked(c, i);
         float inv_hf = bicl_rope_hf_inv_freq_f32_unchecked(c, i);
         for (size_t k = 0; k < sizeof positions / sizeof positions[0]; ++k) {
             float cs, sn, hc, hs;
