@@ -963,7 +963,7 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
                                    const bicl_tensor *q_in, const bicl_tensor *q_out,
                                    const bicl_tensor *k_in, const bicl_tensor *k_out,
                                    unsigned *vector_width, unsigned *heads_per_unit,
-                                   unsigned *items_per_thread)
+                                   unsigned *items_per_thread, unsigned *qk_views)
 {
     bicl_clear_error();
     if (!ctx)
@@ -989,6 +989,8 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
         *heads_per_unit = sh.hpu;
     if (items_per_thread)
         *items_per_thread = sh.ipt;
+    if (qk_views)
+        *qk_views = sh.params == ROPE_ARGS_SPEC_IP || sh.params == ROPE_ARGS_ROWS_SPEC_IP ? 2 : 4;
     return BICL_SUCCESS;
 }
 

@@ -12,13 +12,15 @@
  * launch this call with, after the same validation (src/rope.c); vector width 0 is the
  * rows form (BICL_OPTION_ROPE_FORM: one pair per work-item, one head per row). It
  * builds the kernel, as the apply does, since the rows form also needs the kernel's
- * work-group limit to hold a row. */
+ * work-group limit to hold a row. qk_views: the q and k views the kernel takes, 4, or 2
+ * for a specialised in-place kernel (cl/rope.cl's ROPE_PARAMS_SPEC_IP). Any output may
+ * be NULL. */
 bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan,
                                    bicl_rope_source source, const bicl_tensor *positions,
                                    const bicl_tensor *q_in, const bicl_tensor *q_out,
                                    const bicl_tensor *k_in, const bicl_tensor *k_out,
                                    unsigned *vector_width, unsigned *heads_per_unit,
-                                   unsigned *items_per_thread);
+                                   unsigned *items_per_thread, unsigned *qk_views);
 
 /* The hf angle mode's float inv_freq[i] of a valid config (transformers' float32
  * arithmetic, src/rope.c): for tests/test_rope_conformance.c. */

@@ -883,7 +883,7 @@ static view_shape view_case_run(test_env *env, bool rows, const view_case *c, bi
                 tko = view_tensor(c, &bko, c->out_dt, c->hk);
     bicl_variant var;
     assert_int_equal(bicl_context_get_variant(env->ctx, &var), BICL_SUCCESS);
-    unsigned vw = 0, hpu = 0, ipt = 0;
+    unsigned vw = 0, hpu = 0, ipt = 0, views = 0;
     if (inline_not_applicable(env, source)) {
         bicl_status st = bicl_rope_apply(env->ctx, env->queue, plan, source, inverse, &tp, &tqi,
                                          &tqo, &tki, &tko, 0, NULL, NULL);
@@ -892,8 +892,14 @@ static view_shape view_case_run(test_env *env, bool rows, const view_case *c, bi
         return (view_shape){0, 0, 0};
     }
     assert_int_equal(bicl_rope_launch_shape(env->ctx, plan, source, &tp, &tqi, &tqo, &tki, &tko,
-                                            &vw, &hpu, &ipt),
+                                            &vw, &hpu, &ipt, &views),
                      BICL_SUCCESS);
+    /* (every_view_on's contexts specialise) the in-place kernels take one view of q and
+     * one of k: rotated from the table, q in place, k in place or absent */
+    bool ip = source == BICL_ROPE_SOURCE_TABLE && view_in_place(c, 0) &&
+              (view_in_place(c, 1) || c->hk == 0) && c->style != BICL_ROPE_DEINTERLEAVE;
+    if (views != (ip ? 2u : 4u))
+        fail_msg("%s: the kernel takes %u q/k views, expected %u", what, views, ip ? 2u : 4u);
     /* the rows form (vector width 0) takes every table-source call of a rows context */
     unsigned want_vw = rows && source == BICL_ROPE_SOURCE_TABLE
                            ? 0

@@ -126,8 +126,8 @@ static unsigned run_case(test_env *env, const mla_case *c, bicl_rope_plan *plan,
     bicl_tensor tqo = test_view(&bqo, c->out, c->lead, 3, qs);
     bicl_tensor tko = test_view(&bko, c->out, c->lead, 3, ks);
     unsigned vw = 0;
-    bicl_status st =
-        bicl_rope_launch_shape(env->ctx, plan, src, &tp, &tq, &tqo, &tk, &tko, &vw, NULL, NULL);
+    bicl_status st = bicl_rope_launch_shape(env->ctx, plan, src, &tp, &tq, &tqo, &tk, &tko, &vw,
+                                            NULL, NULL, NULL);
     if (st == BICL_SUCCESS)
         st = bicl_rope_apply(env->ctx, env->queue, plan, src, inverse, &tp, &tq, &tqo, &tk, &tko, 0,
                              NULL, NULL);
