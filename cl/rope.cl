@@ -17,7 +17,8 @@
  *
  * Every variant computes each output element the same way: the same stored input bits
  * converted to f32, the same (cos, sin) bits, bicl_rope_rot0/rot1, the same store
- * conversion. Vectors move bits only, so the variant never changes an output bit.
+ * conversion (16-bit in and out of one type: rope_rot_w16, their bits on the stored words;
+ * ROPE_ROT_STORED). Vectors move bits only, so the variant never changes an output bit.
  *
  * The rows form (ROPE_ROWS_AS, PoCL's) maps the same arithmetic one pair per work-item in
  * a 2-d launch; see its comment.
@@ -470,8 +471,8 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
  * rope_rot_w16, their bits on the stored words); an out-of-range position reads row 0
  * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
  * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
- * ROPE_PARAMS_ROWS_SPEC (M-RoPE: ROPE_PARAMS_M, ROPE_PARAMS_ROWS_SPEC_M); table source
- * only. */
+ * ROPE_PARAMS_ROWS_SPEC, in place ROPE_PARAMS_ROWS_SPEC_IP (M-RoPE: ROPE_PARAMS_M and the
+ * _M forms of the others); table source only. */
 #define ROPE_ROWS_AS(NAME, PARAMS, LOCALS, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
                      MS1, MS2, MSR)                                                                \
     kernel void NAME(PARAMS(TI, TO))                                                               \

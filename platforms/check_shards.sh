@@ -11,7 +11,7 @@ set -uo pipefail
 check=$1 device=$2 n=$3 out=$4
 shift 4
 mkdir -p "$out"
-ops=$("$check" --list-ops 2>/dev/null)
+ops=$("$check" --list-ops 2>/dev/null) || { echo "FAIL: $check --list-ops exited $?"; exit 1; }
 [ -n "$ops" ] || { echo "FAIL: $check --list-ops gave no ops"; exit 1; }
 heavy="rope rope_slice"
 light=$(for op in $ops; do case " $heavy " in *" $op "*) ;; *) echo "$op" ;; esac; done)

@@ -834,7 +834,8 @@ static void rope_m_args(const rope_m_names *mn, char args[48])
 }
 
 /* Whether a specialised kernel of flags spec[0] and hk = spec[8] takes the in-place parameter
- * list (cl/rope.cl's ROPE_PARAMS_SPEC_IP): q in place, k in place or absent, the table. */
+ * list (cl/rope.cl's ROPE_PARAMS_SPEC_IP): q in place, k in place or without heads (absent,
+ * or given with none), the table. */
 static bool rope_spec_in_place(const cl_uint spec[9])
 {
     return (spec[0] & ROPE_Q_IN_PLACE) && ((spec[0] & ROPE_K_IN_PLACE) || spec[8] == 0) &&
@@ -996,9 +997,10 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
 
 /* The kernel arguments of a validated call in the order of sh->params' list (cl/rope.cl:
  * ROPE_PARAMS, or a specialised kernel's shorter ROPE_PARAMS_SPEC / _ROWS_SPEC, without
- * the values that are its constants; for M-RoPE (m) their _M forms, which append the
- * positions' row stride, and for the general kernels the sections and mode). views: q_in,
- * q_out, k_in, k_out (q's where no k). */
+ * the values that are its constants, or their in-place forms _SPEC_IP / _ROWS_SPEC_IP,
+ * which take only the output views and no inline sources; for M-RoPE (m) their _M forms,
+ * which append the positions' row stride, and for the general kernels the sections and
+ * mode). views: q_in, q_out, k_in, k_out (q's where no k). */
 static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_rope_mrope *m,
                           bicl_rope_source source, const rope_views *v, const rope_shape *sh,
                           cl_uint flags, const bicl_tensor *positions,

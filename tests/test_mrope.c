@@ -848,24 +848,24 @@ static void device_equals_reference_every_variant(void **state)
 }
 
 /* I: [3, B, S] padded with BHSD q (strided view), in place, against each token applied
- * alone and against chunks of the sequence; decode (one token) too. */
-static void batch_and_chunks_on(test_env *env, int form)
+ * alone and against chunks of the sequence; decode (one token) too. dt: q's dtype (a 16-bit
+ * one runs the in-place kernels' 16-bit pair). */
+static void batch_and_chunks_of(test_env *env, bicl_dtype dt)
 {
-    (void)form; /* the same problem in each */
     const mcase *mc = &cases[1];
     bicl_mrope_plan *plan = case_plan(env, mc, BICL_ROPE_ANGLE_EXACT, 4096);
-    const size_t B = 3, S = 11, H = 2, D = 128;
+    const size_t B = 3, S = 11, H = 2, D = 128, es = bicl_dtype_size(dt);
     size_t n = B * H * S * D;
-    float *x = malloc(n * 4), *y = malloc(n * 4), *one = malloc(H * D * 4);
-    fill_x(x, BICL_F32, n, 42);
+    unsigned char *x = malloc(n * es), *y = malloc(n * es), *one = malloc(H * D * es);
+    fill_x(x, dt, n, 42);
     int32_t pos[3 * 3 * 11];
     uint64_t s = 5;
     for (size_t i = 0; i < 3 * B * S; ++i)
         pos[i] = (int32_t)(test_rand(&s) % 4096);
     /* batch, BHSD in place: strides (b, s, h, e) = (H S D, D, S D, 1) */
-    test_buf bp = test_buf_new(env, 4, 3 * B * S, pos), bx = test_buf_new(env, 4, n, x);
+    test_buf bp = test_buf_new(env, 4, 3 * B * S, pos), bx = test_buf_new(env, es, n, x);
     size_t ps[3] = {3, B, S}, xs[4] = {B, S, H, D};
-    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 3, ps), tx = test_view(&bx, BICL_F32, 0, 4, xs);
+    bicl_tensor tp = test_view(&bp, BICL_I32, 0, 3, ps), tx = test_view(&bx, dt, 0, 4, xs);
     tx.stride[0] = (ptrdiff_t)(H * S * D);
     tx.stride[1] = (ptrdiff_t)D;
     tx.stride[2] = (ptrdiff_t)(S * D);
@@ -879,38 +879,39 @@ static void batch_and_chunks_on(test_env *env, int form)
     /* each token alone: [3, 1] positions, [1, H, D] q */
     for (size_t b = 0; b < B; ++b)
         for (size_t t = 0; t < S; ++t) {
-            float xin[2 * 128];
+            unsigned char xin[2 * 128 * 4];
             for (size_t h = 0; h < H; ++h)
-                memcpy(xin + h * D, x + ((b * H + h) * S + t) * D, D * 4);
+                memcpy(xin + h * D * es, x + ((b * H + h) * S + t) * D * es, D * es);
             int32_t p1[3];
             for (int a = 0; a < 3; ++a)
                 p1[a] = pos[(size_t)a * B * S + b * S + t];
-            run_io io = {1, H, 0, D, BICL_F32, BICL_F32, xin, NULL, one, NULL};
+            run_io io = {1, H, 0, D, dt, dt, xin, NULL, one, NULL};
             assert_int_equal(run_mrope(env, plan, BICL_ROPE_SOURCE_TABLE, 0, p1, 3, 1, &io),
                              BICL_SUCCESS);
             for (size_t h = 0; h < H; ++h)
-                test_assert_bits_equal(one + h * D, y + ((b * H + h) * S + t) * D, D, 4,
+                test_assert_bits_equal(one + h * D * es, y + ((b * H + h) * S + t) * D * es, D, es,
                                        "a token alone vs in its batch");
         }
     /* chunks of row 1: tokens [0, 4), [4, 11) as views of the same positions */
     for (size_t c0 = 0; c0 < S; c0 += 4) {
         size_t len = c0 + 4 <= S ? 4 : S - c0;
-        float *xin = malloc(len * H * D * 4), *out = malloc(len * H * D * 4);
+        unsigned char *xin = malloc(len * H * D * es), *out = malloc(len * H * D * es);
         int32_t *p = malloc(3 * len * 4);
         for (size_t t = 0; t < len; ++t) {
             for (size_t h = 0; h < H; ++h)
-                memcpy(xin + (t * H + h) * D, x + ((1 * H + h) * S + c0 + t) * D, D * 4);
+                memcpy(xin + (t * H + h) * D * es, x + ((1 * H + h) * S + c0 + t) * D * es, D * es);
             for (int a = 0; a < 3; ++a)
                 p[(size_t)a * len + t] = pos[(size_t)a * B * S + 1 * S + c0 + t];
         }
-        run_io io = {len, H, 0, D, BICL_F32, BICL_F32, xin, NULL, out, NULL};
+        run_io io = {len, H, 0, D, dt, dt, xin, NULL, out, NULL};
         assert_int_equal(
             run_mrope(env, plan, BICL_ROPE_SOURCE_TABLE, 0, p, 3 * len, (ptrdiff_t)len, &io),
             BICL_SUCCESS);
         for (size_t t = 0; t < len; ++t)
             for (size_t h = 0; h < H; ++h)
-                test_assert_bits_equal(out + (t * H + h) * D, y + ((1 * H + h) * S + c0 + t) * D, D,
-                                       4, "a chunk vs the whole prompt");
+                test_assert_bits_equal(out + (t * H + h) * D * es,
+                                       y + ((1 * H + h) * S + c0 + t) * D * es, D, es,
+                                       "a chunk vs the whole prompt");
         free(xin);
         free(out);
         free(p);
@@ -921,7 +922,15 @@ static void batch_and_chunks_on(test_env *env, int form)
     bicl_mrope_plan_free(plan);
 }
 
-/* ... in both forms ([3, B, S] positions and a strided view, in place, in each). */
+static void batch_and_chunks_on(test_env *env, int form)
+{
+    (void)form; /* the same problem in each */
+    batch_and_chunks_of(env, BICL_F32);
+    batch_and_chunks_of(env, BICL_BF16);
+}
+
+/* ... in both forms ([3, B, S] positions and a strided view, in place, in each; f32 and
+ * bf16). */
 static void batch_and_chunks_do_not_change_bits(void **state)
 {
     on_each_form(state, 1, batch_and_chunks_on);
