@@ -9,20 +9,30 @@
 #define BICL_ROPE_ROTATE_H
 #include "bicl_portable.h"
 
-BICL_FN float bicl_rope_rot0(float x0, float x1, float c, float s, int inverse)
+/* The products and the sum alone, before the NaN rule (for a caller that applies the rule
+ * on the stored words: cl/rope.cl's rope_rot_w16). */
+BICL_FN float bicl_rope_rot0_raw(float x0, float x1, float c, float s, int inverse)
 {
     float a = x0 * c;
     float b = x1 * s;
-    float r = inverse ? a + b : a - b;
-    return bicl_f32_nan_fix2(r, x0, x1);
+    return inverse ? a + b : a - b;
+}
+
+BICL_FN float bicl_rope_rot1_raw(float x0, float x1, float c, float s, int inverse)
+{
+    float a = x1 * c;
+    float b = x0 * s;
+    return inverse ? a - b : a + b;
+}
+
+BICL_FN float bicl_rope_rot0(float x0, float x1, float c, float s, int inverse)
+{
+    return bicl_f32_nan_fix2(bicl_rope_rot0_raw(x0, x1, c, s, inverse), x0, x1);
 }
 
 BICL_FN float bicl_rope_rot1(float x0, float x1, float c, float s, int inverse)
 {
-    float a = x1 * c;
-    float b = x0 * s;
-    float r = inverse ? a - b : a + b;
-    return bicl_f32_nan_fix2(r, x1, x0);
+    return bicl_f32_nan_fix2(bicl_rope_rot1_raw(x0, x1, c, s, inverse), x1, x0);
 }
 
 #endif /* BICL_ROPE_ROTATE_H */

@@ -140,17 +140,17 @@ BICL_FN int rope_pair_position(uint i, uint mode, uint s0, uint s1, uint s2, int
 #define ROPE_W16_f16  2
 #define ROPE_W16_f32  0
 
-/* The pair for 16-bit in and out of one type (f16 1, bf16 0): the stored bits of
- * ok ? bicl_rope_rot0/rot1(x0, x1, c, s, inv) : the canonical NaN, with the NaN rule on the
- * stored words w0, w1 of x0, x1, which costs fewer instructions (PoCL's rows kernel and the
- * H200's units kernels are bound by them; docs/performance.md): x0, x1 need only be exact
- * for numbers (bicl_f16_to_f32_loose), and a number's conversion has its NaN test folded
- * away by the branch before it. A NaN result takes
- * the first NaN of its own element and then the other, as its word with the type's quiet bit
- * set (the f32 NaN's payload and quiet bit come back to the same word), else the canonical
- * NaN. The products and sums are the rotation's own. Each output is its own chain of
- * branches: written as one block of selects, LLVM's SLP pass paired the two outputs'
- * operations into 2-wide vectors, and PoCL's work-item loop then stayed scalar (3x slower). */
+/* The pair for 16-bit in and out of one type (f16 1, bf16 0): the stored bits of ok ?
+ * bicl_rope_rot0/rot1(x0, x1, c, s, inv) : the canonical NaN, with the NaN rule on the stored
+ * words w0, w1 of x0, x1, which costs fewer instructions (PoCL's rows kernel is bound by them;
+ * NVIDIA's 16-bit units kernels got 8-43 % shorter; docs/performance.md): x0, x1 need only be
+ * exact for numbers (bicl_f16_to_f32_loose), and a number's conversion has its NaN test folded
+ * away by the branch before it. A NaN result takes the first NaN of its own element and then
+ * the other, as its word with the type's quiet bit set (the f32 NaN's payload and quiet bit
+ * come back to the same word), else the canonical NaN. The products and sums are the rotation's
+ * own (bicl_rope_rot0_raw, bicl_rope_rot1_raw). Each output is its own chain of branches:
+ * written as one block of selects, LLVM's SLP pass paired the two outputs' operations into
+ * 2-wide vectors, and PoCL's work-item loop then stayed scalar (3x slower). */
 BICL_FN ushort rope_w16_store(float y, bool f16)
 {
     return f16 ? bicl_f32_to_f16(y) : bicl_f32_to_bf16(y);
@@ -171,10 +171,8 @@ BICL_FN ushort rope_w16_out(float r, float xf, ushort wf, float xs, ushort ws, b
 BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, float s, int inv,
                           bool ok, bool f16, ushort *o0, ushort *o1)
 {
-    float a0 = x0 * c, b0 = x1 * s;
-    *o0 = rope_w16_out(inv ? a0 + b0 : a0 - b0, x0, w0, x1, w1, ok, f16);
-    float a1 = x1 * c, b1 = x0 * s;
-    *o1 = rope_w16_out(inv ? a1 - b1 : a1 + b1, x1, w1, x0, w0, ok, f16);
+    *o0 = rope_w16_out(bicl_rope_rot0_raw(x0, x1, c, s, inv), x0, w0, x1, w1, ok, f16);
+    *o1 = rope_w16_out(bicl_rope_rot1_raw(x0, x1, c, s, inv), x1, w1, x0, w0, ok, f16);
 }
 
 /* Stored elements w0, w1 of a pair (type TI) to its stored outputs s0, s1 (type TO): rotated
@@ -248,9 +246,10 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
  * and ROPE_K_IN_PLACE, or no k heads; no ROPE_INLINE; src/rope.c) takes one view of q and
  * one of k, the outputs, and no inline sources: RoPE's most common call has 10 arguments
  * fewer in the units form (18 of 28), 6 in the rows form (14 of 20), which an enqueue pays
- * for (NVIDIA's driver, PoCL per argument; docs/performance.md). Its body reads the names it does not take from
- * locals (ROPE_LOCALS_IP, _IP_UNITS): the inputs are the outputs (in place: one buffer,
- * offset and strides, which the host's alias check requires to be the identical view). */
+ * for (NVIDIA's driver, PoCL per argument; docs/performance.md). Its body reads the names
+ * it does not take from locals (ROPE_LOCALS_IP, _IP_UNITS): the inputs are the outputs (in
+ * place: one buffer, offset and strides, which the host's alias check requires to be the
+ * identical view). */
 #define ROPE_PARAMS_SPEC_IP(TI, TO)                                                                \
     global const int *restrict pos, ulong pos_off, ulong pos_sb, ulong pos_ss, ulong S, ulong T,   \
         global BICL_ST_##TO *qo, ulong qo_off, ulong4 qo_st, global BICL_ST_##TO *ko,              \

@@ -636,6 +636,16 @@ typedef enum rope_params {
     ROPE_ARGS_ROWS_SPEC_IP
 } rope_params;
 
+static bool rope_params_rows(rope_params p)
+{
+    return p == ROPE_ARGS_ROWS_SPEC || p == ROPE_ARGS_ROWS_SPEC_IP;
+}
+
+static bool rope_params_in_place(rope_params p)
+{
+    return p == ROPE_ARGS_SPEC_IP || p == ROPE_ARGS_ROWS_SPEC_IP;
+}
+
 /* How a validated call is launched (cl/rope.cl): a choice of speed only, every shape
  * gives the same bits. */
 typedef struct rope_shape {
@@ -991,7 +1001,7 @@ bicl_status bicl_rope_launch_shape(bicl_context *ctx, const bicl_rope_plan *plan
     if (items_per_thread)
         *items_per_thread = sh.ipt;
     if (qk_views)
-        *qk_views = sh.params == ROPE_ARGS_SPEC_IP || sh.params == ROPE_ARGS_ROWS_SPEC_IP ? 2 : 4;
+        *qk_views = rope_params_in_place(sh.params) ? 2 : 4;
     return BICL_SUCCESS;
 }
 
@@ -1006,10 +1016,8 @@ static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_r
                           cl_uint flags, const bicl_tensor *positions,
                           const bicl_tensor *const views[4])
 {
-    const bool all = sh->params == ROPE_ARGS_ALL;
-    const bool rows_spec =
-        sh->params == ROPE_ARGS_ROWS_SPEC || sh->params == ROPE_ARGS_ROWS_SPEC_IP;
-    const bool ip = sh->params == ROPE_ARGS_SPEC_IP || sh->params == ROPE_ARGS_ROWS_SPEC_IP;
+    const bool all = sh->params == ROPE_ARGS_ALL, rows_spec = rope_params_rows(sh->params);
+    const bool ip = rope_params_in_place(sh->params);
     const bicl_rope_config *c = &plan->cfg;
     cl_uint half = (cl_uint)plan->half;
     cl_uint4 lay = {{(cl_uint)c->rotary_offset, (cl_uint)(c->head_dim - c->rotary_dim),
@@ -1029,12 +1037,14 @@ static void rope_set_args(bicl_args *a, const bicl_rope_plan *plan, const bicl_r
     bicl_arg_scalar(a, sizeof S, &S);
     if (!rows_spec)
         bicl_arg_scalar(a, sizeof T, &T);
-    for (int i = 0; i < 4; ++i) { /* q in, q out, k in, k out; in place: the outputs */
-        if (!ip || i % 2 == 1)
-            arg_view(a, views[i], qk_strides(views[i]));
-        if (all && i == 1)
-            bicl_arg_scalar(a, sizeof hq, &hq);
-    }
+    if (!ip) /* in place: the outputs only */
+        arg_view(a, views[0], qk_strides(views[0]));
+    arg_view(a, views[1], qk_strides(views[1]));
+    if (all)
+        bicl_arg_scalar(a, sizeof hq, &hq);
+    if (!ip)
+        arg_view(a, views[2], qk_strides(views[2]));
+    arg_view(a, views[3], qk_strides(views[3]));
     if (all) {
         bicl_arg_scalar(a, sizeof hk, &hk);
         bicl_arg_scalar(a, sizeof half, &half);
