@@ -26,6 +26,12 @@ enum { BICL_GLU_OPS(BICL_X_GLU_CODE) };
 #define BICL_BIN_SUB   1
 #define BICL_BIN_MUL   2
 #define BICL_BIN_AXPBY 3
+/* The binary ops with the kernel-name part of each: X(TA, TB, TO, name, code) per op, the
+ * kernels' dtypes passed through (cl/binary.cl's BIN_PAIR; src/ops.c's names). */
+#define BICL_BINARY_OPS(X, TA, TB, TO)                                                             \
+    X(TA, TB, TO, add, BICL_BIN_ADD)                                                               \
+    X(TA, TB, TO, sub, BICL_BIN_SUB)                                                               \
+    X(TA, TB, TO, mul, BICL_BIN_MUL) X(TA, TB, TO, axpby, BICL_BIN_AXPBY)
 
 /* Storage dtype codes (bicl_dtype's values). */
 #define BICL_DT_F32  0
@@ -183,9 +189,9 @@ BICL_FN float bicl_op_glu(int act, float g, float u, float p0, float p1, int rou
 
 /* Binary ops, each rounded once: a + b, a - b, a * b; axpby is
  * round(round(alpha * a) + round(beta * b)). NaN rule: a first, then b.
- * Every form is computed and the op's chosen by selects, not a switch: op is the same
- * for every element of a launch, and a loop with a switch is one PoCL's vectoriser
- * refuses (docs/performance.md); the chosen value is the same either way. */
+ * The op is chosen by selects, not a switch (a loop with a switch is one PoCL's vectoriser
+ * refuses; docs/performance.md); the kernels pass a constant op (cl/binary.cl), so the
+ * other forms and the selects fold away. */
 BICL_FN float bicl_op_binary(int op, float a, float b, float alpha, float beta)
 {
     float sum = a + b;

@@ -27,6 +27,10 @@ _Static_assert(1 BICL_UNARY_OPS(COUNT_ROW) == BICL_UNARY_COUNT_,
 _Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
                "BICL_GLU_COUNT_ is not one per registry row");
 
+_Static_assert(BICL_BINARY_ADD == BICL_BIN_ADD && BICL_BINARY_SUB == BICL_BIN_SUB &&
+                   BICL_BINARY_MUL == BICL_BIN_MUL && BICL_BINARY_COUNT_ == BICL_BIN_AXPBY,
+               "bicl_binary_op and the OpenCL binary codes differ (axpby comes after them)");
+
 /* ------------------------------------------------------------------ rows */
 #define UNPAREN(...)          __VA_ARGS__
 #define FIELDS_P0()           0, ""
@@ -49,6 +53,15 @@ _Static_assert(0 BICL_GLU_OPS(COUNT_ROW) == BICL_GLU_COUNT_,
 
 static const bicl_op_info unary_rows[BICL_UNARY_COUNT_] = {BICL_UNARY_OPS(UNARY_ROW)};
 static const bicl_op_info glu_rows[BICL_GLU_COUNT_] = {BICL_GLU_OPS(GLU_ROW)};
+
+#define BINARY_KNAME(TA, TB, TO, name, code) [code] = #name,
+static const char *const binary_knames[] = {BICL_BINARY_OPS(BINARY_KNAME, _, _, _)};
+
+const char *bicl_binary_kname(int op)
+{
+    int n = (int)(sizeof binary_knames / sizeof binary_knames[0]);
+    return op >= 0 && op < n ? binary_knames[op] : NULL;
+}
 
 bool bicl_op_has_fast(const bicl_op_info *info)
 {

@@ -40,6 +40,10 @@ typedef struct bicl_op_info {
     const char *expr;                  /* the row's EXPR, as written there */
 } bicl_op_info;
 
+/* The kernel-name part of binary op code op (cl/bicl_pointwise_ops.h's BICL_BIN_*: "add",
+ * "sub", "mul", "axpby"), NULL out of range. */
+const char *bicl_binary_kname(int op);
+
 /* The row of a unary op (NULL for BICL_UNARY_IDENTITY, which is a cast, and for codes
  * out of range), and of a GLU activation (NULL out of range). */
 const bicl_op_info *bicl_unary_info(int op);

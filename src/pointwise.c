@@ -11,6 +11,8 @@
 #include "ops.h"
 #include "status.h"
 
+#include "bicl_pointwise_ops.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,18 +269,13 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
     const char *ta = bicl_dtype_tag(a->dtype), *tb = bicl_dtype_tag(b->dtype),
                *to = bicl_dtype_tag(y->dtype);
     char base[48], instance[BICL_INSTANCE_MAX];
-    bicl_name_format(base, sizeof base, "binary_%s_%s_%s", ta, tb, to);
+    bicl_name_format(base, sizeof base, "binary_%s_%s_%s_%s", bicl_binary_kname(op), ta, tb, to);
     bicl_name_format(instance, sizeof instance, "BIN_PAIR(%s, %s, %s)", ta, tb, to);
-    cl_int code = op;
     const bicl_tensor *ops[3] = {&av, &bv, y};
-    bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(code), BICL_SCALAR_ARG(alpha),
-                                BICL_SCALAR_ARG(beta)};
+    bicl_kernel_arg extra[2] = {BICL_SCALAR_ARG(alpha), BICL_SCALAR_ARG(beta)};
     return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_BINARY, instance, base, ops, 3,
-                                   extra, 3, n_wait, wait, done);
+                                   extra, 2, n_wait, wait, done);
 }
-
-/* Op codes of bicl_pointwise_ops.h. */
-enum { BIN_ADD = 0, BIN_SUB = 1, BIN_MUL = 2, BIN_AXPBY = 3 };
 
 bicl_status bicl_binary(bicl_context *ctx, cl_command_queue queue, bicl_binary_op op,
                         const bicl_tensor *a, const bicl_tensor *b, const bicl_tensor *y,
@@ -302,7 +299,7 @@ bicl_status bicl_axpby(bicl_context *ctx, cl_command_queue queue, float alpha, c
     if (!finite(alpha) || !finite(beta))
         return bicl_fail(BICL_ERR_INVALID_PARAMETER, "axpby: alpha %g and beta %g must be finite",
                          (double)alpha, (double)beta);
-    return binary_launch(ctx, queue, BIN_AXPBY, alpha, beta, a, b, y, n_wait, wait, done);
+    return binary_launch(ctx, queue, BICL_BIN_AXPBY, alpha, beta, a, b, y, n_wait, wait, done);
 }
 
 /* A per-channel vector must be rank 1 with x's last extent. */
@@ -329,7 +326,7 @@ bicl_status bicl_scale_channels(bicl_context *ctx, cl_command_queue queue, const
         st = check_channel_vector(s, "s", x);
     if (st != BICL_SUCCESS)
         return st;
-    return binary_launch(ctx, queue, BIN_MUL, 0.0f, 0.0f, x, s, y, n_wait, wait, done);
+    return binary_launch(ctx, queue, BICL_BIN_MUL, 0.0f, 0.0f, x, s, y, n_wait, wait, done);
 }
 
 bicl_status bicl_bias_add(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,
@@ -341,7 +338,7 @@ bicl_status bicl_bias_add(bicl_context *ctx, cl_command_queue queue, const bicl_
         st = check_channel_vector(bias, "bias", x);
     if (st != BICL_SUCCESS)
         return st;
-    return binary_launch(ctx, queue, BIN_ADD, 0.0f, 0.0f, x, bias, y, n_wait, wait, done);
+    return binary_launch(ctx, queue, BICL_BIN_ADD, 0.0f, 0.0f, x, bias, y, n_wait, wait, done);
 }
 
 bicl_status bicl_scale(bicl_context *ctx, cl_command_queue queue, float scale, const bicl_tensor *x,

@@ -193,17 +193,15 @@ static void run_raw_axpby(test_env *env, const char *text, const char *options, 
                           const float *b, float *y, size_t n)
 {
     raw_call r;
-    assert_true(raw_begin(&r, env, text, options, "binary_f32_f32_f32_rows_v1"));
+    assert_true(raw_begin(&r, env, text, options, "binary_axpby_f32_f32_f32_rows_v1"));
     raw_row_view(&r, a, n * 4);
     raw_row_view(&r, b, n * 4);
     cl_mem by = raw_row_view(&r, NULL, n * 4);
     cl_ulong nn = n;
     cl_uint ipt = 1;
-    cl_int op = 3; /* axpby */
     float alpha = 1.0f + 0x1p-10f, beta = -1.0f;
     raw_arg(&r, sizeof nn, &nn);
     raw_arg(&r, sizeof ipt, &ipt);
-    raw_arg(&r, sizeof op, &op);
     raw_arg(&r, sizeof alpha, &alpha);
     raw_arg(&r, sizeof beta, &beta);
     raw_run(&r, n);
