@@ -175,18 +175,43 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
     *o1 = rope_w16_out(bicl_rope_rot1_raw(x0, x1, c, s, inv), x1, w1, x0, w0, ok, f16);
 }
 
+/* rope_w16_out for ok (true) as selects instead of branches, and the pair of it: the same
+ * bits. The units kernels that also copy pass-through elements or compute their cos / sin
+ * inline ran faster with it on the H100 (partial 64 out of place 0.77 -> 0.83 of copy,
+ * inline 0.85 -> 0.87), the others slower (llama bf16 in place 0.93 -> 0.91), so a kernel
+ * takes it by its layout (ROPE_KERNEL_AS's `sel`; docs/performance.md). */
+BICL_FN ushort rope_w16_sel(float r, float xf, ushort wf, float xs, ushort ws, bool f16)
+{
+    const uint quiet = f16 ? 0x200u : 0x40u;
+    ushort nan_out = bicl_f32_is_nan(xf)   ? (ushort)(wf | quiet)
+                     : bicl_f32_is_nan(xs) ? (ushort)(ws | quiet)
+                                           : rope_w16_store(bicl_f32_canonical_nan(), f16);
+    return bicl_f32_is_nan(r) ? nan_out : rope_w16_store(r, f16);
+}
+
+BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c, float s, int inv,
+                              bool f16, ushort *o0, ushort *o1)
+{
+    *o0 = rope_w16_sel(bicl_rope_rot0_raw(x0, x1, c, s, inv), x0, w0, x1, w1, f16);
+    *o1 = rope_w16_sel(bicl_rope_rot1_raw(x0, x1, c, s, inv), x1, w1, x0, w0, f16);
+}
+
 /* Stored elements w0, w1 of a pair (type TI) to its stored outputs s0, s1 (type TO): rotated
  * by (c, sn) where ok, else the canonical NaN. 16-bit in and out of one type: rope_rot_w16 on
- * the stored words; otherwise bicl_rope_rot0/rot1 between the storage conversions. The same
- * bits either way (the NaN rule of bicl_rope_rotate.h on the words). Both forms use it. */
-#define ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, s0, s1)                                    \
+ * the stored words (rope_rot_w16_sel where sel, which needs ok); otherwise
+ * bicl_rope_rot0/rot1 between the storage conversions. The same bits either way (the NaN
+ * rule of bicl_rope_rotate.h on the words). Both forms use it. */
+#define ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, sel, s0, s1)                               \
     do {                                                                                           \
         if (ROPE_W16_##TI != 0 && ROPE_W16_##TI == ROPE_W16_##TO) {                                \
             const bool f16_ = ROPE_W16_##TI == 2;                                                  \
             ushort u0_ = (ushort)(w0), u1_ = (ushort)(w1), o0_, o1_;                               \
             float x0_ = f16_ ? bicl_f16_to_f32_loose(u0_) : bicl_bf16_to_f32(u0_);                 \
             float x1_ = f16_ ? bicl_f16_to_f32_loose(u1_) : bicl_bf16_to_f32(u1_);                 \
-            rope_rot_w16(x0_, x1_, u0_, u1_, (c), (sn), (inv), (ok), f16_, &o0_, &o1_);            \
+            if (sel)                                                                               \
+                rope_rot_w16_sel(x0_, x1_, u0_, u1_, (c), (sn), (inv), f16_, &o0_, &o1_);          \
+            else                                                                                   \
+                rope_rot_w16(x0_, x1_, u0_, u1_, (c), (sn), (inv), (ok), f16_, &o0_, &o1_);        \
             (s0) = (BICL_ST_##TO)o0_;                                                              \
             (s1) = (BICL_ST_##TO)o1_;                                                              \
         } else {                                                                                   \
@@ -201,9 +226,9 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
  * cs[2l + 1] (o0, o1 = j0, j1 except for BICL_ROPE_DEINTERLEAVE, whose outputs move).
  * The callers unroll l with the indices fixed per layout, so the private arrays are
  * indexed by constants and stay in registers. */
-#define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, o0, o1, inv)                                      \
+#define ROPE_PAIR(TI, TO, xs, ys, cs, l, j0, j1, o0, o1, inv, sel)                                 \
     ROPE_ROT_STORED(TI, TO, (xs)[j0], (xs)[j1], (cs)[2u * (l)], (cs)[2u * (l) + 1u], inv, true,    \
-                    (ys)[o0], (ys)[o1])
+                    sel, (ys)[o0], (ys)[o1])
 
 /* The RoPE kernels' parameters (src/rope.c's rope_set_args sets them): ROPE_PARAMS for the
  * general kernels, ROPE_PARAMS_SPEC for a units kernel specialised to its layout (without
@@ -307,6 +332,11 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
         const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
         const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
+        /* the 16-bit pair as selects (rope_rot_w16_sel): where the group also copies              \
+         * pass-through elements or computes cos / sin inline */                                   \
+        const bool sel = (flags & ROPE_INLINE) != 0 ||                                             \
+                         (lay.s1 != 0u && !(flags & ROPE_Q_IN_PLACE)) ||                           \
+                         (lay.s3 != 0u && hk != 0u && !(flags & ROPE_K_IN_PLACE));                 \
         const ulong units = T * hblocks * groups;                                                  \
         BICL_FOR_UNITS(u, units, ipt)                                                              \
         {                                                                                          \
@@ -375,18 +405,18 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
                         if (gi && go)                                                              \
                             for (uint l = 0; l < VW; ++l)                                          \
                                 ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, 2u * l,      \
-                                          2u * l + 1u, inv);                                       \
+                                          2u * l + 1u, inv, sel);                                  \
                         else if (!gi && !go)                                                       \
                             for (uint l = 0; l < VW; ++l)                                          \
-                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, l, VW + l, inv);       \
+                                ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, l, VW + l, inv, sel);  \
                         else if (gi)                                                               \
                             for (uint l = 0; l < VW; ++l)                                          \
                                 ROPE_PAIR(TI, TO, xs, ys, cs, l, 2u * l, 2u * l + 1u, l, VW + l,   \
-                                          inv);                                                    \
+                                          inv, sel);                                               \
                         else                                                                       \
                             for (uint l = 0; l < VW; ++l)                                          \
                                 ROPE_PAIR(TI, TO, xs, ys, cs, l, l, VW + l, 2u * l, 2u * l + 1u,   \
-                                          inv);                                                    \
+                                          inv, sel);                                               \
                     } else {                                                                       \
                         for (uint l = 0; l < 2 * VW; ++l)                                          \
                             ys[l] = BICL_SV_##TO(bicl_f32_canonical_nan());                        \
@@ -544,7 +574,7 @@ BICL_FN void rope_rot_w16(float x0, float x1, ushort w0, ushort w1, float c, flo
                 w1 = x[eb * xes];                                                                  \
             }                                                                                      \
             BICL_ST_##TO s0, s1;                                                                   \
-            ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, s0, s1);                               \
+            ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, false, s0, s1);                        \
             if (pout) {                                                                            \
                 ((global uint *)(y + roff))[i] = (uint)s0 | ((uint)s1 << 16);                      \
             } else {                                                                               \
