@@ -885,8 +885,10 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
 
 /* The RoPE kernel for a launch: the one specialised to its layout (spec: flags, rotary_dim
  * / 2, groups, lay[4], hq, hk; cl/rope.cl's ROPE_KERNEL_SPEC), built once per layout, or
- * the general one: with BICL_OPTION_ROPE_SPECIALISE 0, for MLA's de-interleaving style
- * (3 % slower specialised on the H200), and where the instance text would not fit.
+ * the general one: with BICL_OPTION_ROPE_SPECIALISE 0 and where the instance text would not
+ * fit. MLA's de-interleaving style is specialised too (H100: 0.60 -> 0.70 of copy,
+ * docs/performance.md; it took the general kernel after the H200 ran it 3 % slower
+ * specialised on 2026-12-04).
  * Speed only: both give the same bits. vw 0: the rows form's kernel. *params: the kernel's
  * parameter list. */
 static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
@@ -900,7 +902,7 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
         return rope_rows_kernel_acquire(ctx, ti, to, spec, &mn, k, params);
     const bool ip = rope_spec_in_place(spec);
     *params = ip ? ROPE_ARGS_SPEC_IP : ROPE_ARGS_SPEC;
-    if (ctx->opts.rope_specialise && !(spec[0] & ROPE_DEINTERLEAVE)) {
+    if (ctx->opts.rope_specialise) {
         bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u%s%s",
                          ti, to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
                          spec[7], spec[8], mn.name, ip ? "_ip" : "");
