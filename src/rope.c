@@ -815,6 +815,9 @@ static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bi
 /* M-RoPE's part of a kernel's names (cl/rope.cl): the macro's "M" (ROPE_MKERNEL...), the
  * general kernel's "m_" (rope_m_...), and a specialised kernel's name suffix (mode and
  * sections); all empty for 1-D RoPE (m NULL). */
+/* A RoPE kernel name's buffer (the longest, a specialised M-RoPE one, is about 80). */
+#define ROPE_NAME_MAX 192
+
 typedef struct rope_m_names {
     const bicl_rope_mrope *m;
     const char *macro, *general;
@@ -858,15 +861,16 @@ static bool rope_spec_in_place(const cl_uint spec[9])
  * MiB, 70c7a9c). */
 static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, const char *to,
                                             const cl_uint spec[9], const rope_m_names *mn,
-                                            bicl_kernel **k, rope_params *params)
+                                            char name[ROPE_NAME_MAX], bicl_kernel **k,
+                                            rope_params *params)
 {
-    char name[192], instance[BICL_INSTANCE_MAX + 1], args[48];
+    char instance[BICL_INSTANCE_MAX + 1], args[48];
     const bool ip = rope_spec_in_place(spec);
     *params = ip ? ROPE_ARGS_ROWS_SPEC_IP : ROPE_ARGS_ROWS_SPEC;
     if (ctx->opts.rope_specialise) {
-        bicl_name_format(name, sizeof name, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u%s%s", ti,
-                         to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7], spec[8],
-                         mn->name, ip ? "_ip" : "");
+        bicl_name_format(name, ROPE_NAME_MAX, "rope_rows_%s_%s_f%u_h%u_l%u_%u_%u_%u_q%u_k%u%s%s",
+                         ti, to, spec[0], spec[1], spec[3], spec[4], spec[5], spec[6], spec[7],
+                         spec[8], mn->name, ip ? "_ip" : "");
         if (bicl_kernel_take(ctx, name, k))
             return BICL_SUCCESS;
         rope_m_args(mn, args);
@@ -878,7 +882,7 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
     *params = ROPE_ARGS_ALL;
-    bicl_name_format(name, sizeof name, "rope_rows_%s%s_%s", mn->general, ti, to);
+    bicl_name_format(name, ROPE_NAME_MAX, "rope_rows_%s%s_%s", mn->general, ti, to);
     bicl_name_format(instance, sizeof instance, "ROPE_%sROWS(%s, %s)", mn->macro, ti, to);
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
 }
@@ -891,19 +895,20 @@ static bicl_status rope_rows_kernel_acquire(bicl_context *ctx, const char *ti, c
  * specialised on 2026-12-04).
  * Speed only: both give the same bits. vw 0: the rows form's kernel. *params: the kernel's
  * parameter list. */
-static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
-                                       unsigned vw, const cl_uint spec[9], const bicl_rope_mrope *m,
-                                       bicl_kernel **k, rope_params *params)
+static bicl_status rope_kernel_lookup(bicl_context *ctx, bicl_dtype in, bicl_dtype out, unsigned vw,
+                                      const cl_uint spec[9], const bicl_rope_mrope *m,
+                                      char name[ROPE_NAME_MAX], bicl_kernel **k,
+                                      rope_params *params)
 {
     const char *ti = bicl_dtype_tag(in), *to = bicl_dtype_tag(out);
-    char name[192], instance[BICL_INSTANCE_MAX + 1], args[48];
+    char instance[BICL_INSTANCE_MAX + 1], args[48];
     rope_m_names mn = rope_m_names_of(m);
     if (vw == 0)
-        return rope_rows_kernel_acquire(ctx, ti, to, spec, &mn, k, params);
+        return rope_rows_kernel_acquire(ctx, ti, to, spec, &mn, name, k, params);
     const bool ip = rope_spec_in_place(spec);
     *params = ip ? ROPE_ARGS_SPEC_IP : ROPE_ARGS_SPEC;
     if (ctx->opts.rope_specialise) {
-        bicl_name_format(name, sizeof name, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u%s%s",
+        bicl_name_format(name, ROPE_NAME_MAX, "rope_%s_%s_v%u_f%u_h%u_g%u_l%u_%u_%u_%u_q%u_k%u%s%s",
                          ti, to, vw, spec[0], spec[1], spec[2], spec[3], spec[4], spec[5], spec[6],
                          spec[7], spec[8], mn.name, ip ? "_ip" : "");
         /* the instance text only for a build: a kernel in the pool had one that fitted */
@@ -918,9 +923,59 @@ static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dt
             return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
     }
     *params = ROPE_ARGS_ALL;
-    bicl_name_format(name, sizeof name, "rope_%s%s_%s_v%u", mn.general, ti, to, vw);
+    bicl_name_format(name, ROPE_NAME_MAX, "rope_%s%s_%s_v%u", mn.general, ti, to, vw);
     bicl_name_format(instance, sizeof instance, "ROPE_%sKERNEL(%s, %s, %u)", mn.macro, ti, to, vw);
     return bicl_kernel_acquire(ctx, BICL_FAMILY_ROPE, instance, name, k);
+}
+
+/* What a kernel lookup is made of (memset first: compared whole), and this thread's last
+ * one with the name and parameter list it found: a call that repeats it takes the kernel
+ * from the pool by that name without formatting it again (about 1.8K of a RoPE call's 17K
+ * host instructions on PoCL, callgrind; docs/performance.md). A pool miss (a kernel in use,
+ * another context) goes the whole way. The name depends on nothing else: the pool is the
+ * context's, and so are the program's build options. */
+typedef struct rope_lookup_key {
+    int specialise, in, out;
+    unsigned vw;
+    cl_uint spec[9], m[4];
+} rope_lookup_key;
+
+static _Thread_local struct {
+    bool valid;
+    rope_lookup_key key;
+    rope_params params;
+    char name[ROPE_NAME_MAX];
+} rope_last_lookup;
+
+static bicl_status rope_kernel_acquire(bicl_context *ctx, bicl_dtype in, bicl_dtype out,
+                                       unsigned vw, const cl_uint spec[9], const bicl_rope_mrope *m,
+                                       bicl_kernel **k, rope_params *params)
+{
+    rope_lookup_key key;
+    memset(&key, 0, sizeof key);
+    key.specialise = ctx->opts.rope_specialise;
+    key.in = (int)in;
+    key.out = (int)out;
+    key.vw = vw;
+    memcpy(key.spec, spec, sizeof key.spec);
+    if (m) {
+        key.m[0] = m->mode + 1u; /* 0: 1-D RoPE */
+        memcpy(key.m + 1, m->section, sizeof m->section);
+    }
+    if (rope_last_lookup.valid && memcmp(&key, &rope_last_lookup.key, sizeof key) == 0 &&
+        bicl_kernel_take(ctx, rope_last_lookup.name, k)) {
+        *params = rope_last_lookup.params;
+        return BICL_SUCCESS;
+    }
+    char name[ROPE_NAME_MAX];
+    bicl_status st = rope_kernel_lookup(ctx, in, out, vw, spec, m, name, k, params);
+    if (st == BICL_SUCCESS) {
+        rope_last_lookup.key = key;
+        rope_last_lookup.params = *params;
+        memcpy(rope_last_lookup.name, name, sizeof name);
+        rope_last_lookup.valid = true;
+    }
+    return st;
 }
 
 /* The flags of a validated call with launch shape sh (cl/rope.cl's bits), and its kernel
