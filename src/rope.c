@@ -986,14 +986,17 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
                                    bicl_dtype out, cl_uint *flags, bicl_kernel **k)
 {
     const bicl_rope_config *c = &plan->cfg;
-    *flags = (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
-             (c->style == BICL_ROPE_DEINTERLEAVE ? ROPE_DEINTERLEAVE : 0) |
-             (inverse ? ROPE_INVERSE : 0) | (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
-             (c->angle_mode == BICL_ROPE_ANGLE_HF ? ROPE_HF : 0) |
-             (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
-             (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
-             (sh->rows && sh->paired ? ROPE_PAIRED : 0) |
-             (sh->rows && sh->unit ? ROPE_UNIT_STRIDE : 0) | (v->S == v->T ? ROPE_ONE_ROW : 0);
+    *flags =
+        (c->style == BICL_ROPE_GPTJ ? ROPE_GPTJ : 0) |
+        (c->style == BICL_ROPE_DEINTERLEAVE ? ROPE_DEINTERLEAVE : 0) |
+        (inverse ? ROPE_INVERSE : 0) | (source == BICL_ROPE_SOURCE_INLINE ? ROPE_INLINE : 0) |
+        /* the angle mode matters to the inline source only: table calls of either mode
+         * share a kernel (one program build fewer per layout) */
+        (c->angle_mode == BICL_ROPE_ANGLE_HF && source == BICL_ROPE_SOURCE_INLINE ? ROPE_HF : 0) |
+        (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
+        (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
+        (sh->rows && sh->paired ? ROPE_PAIRED : 0) | (sh->rows && sh->unit ? ROPE_UNIT_STRIDE : 0) |
+        (v->S == v->T ? ROPE_ONE_ROW : 0);
     const cl_uint spec[9] = {*flags,
                              (cl_uint)plan->half,
                              sh->groups,
