@@ -1763,17 +1763,21 @@ BICL_FN double bicl_m_sigmoid_fast_dd(double zh, double zl)
     return bicl_m_sigmoid_of_quot_d(e, zh >= 0.0);
 }
 
-/* The double path: z = c2 x + (c2 d) x^3 as a double-double (c2 x, c2 d and x^2
- * are exact in double, x x^2 and (c2 d) x^3's leading product by TwoProd), so
- * z's error is below 2^-100 |z|. */
+/* The double path: z = c2 x (1 + d x^2) as a pair zh + zl within 2^-103 |z|: c2 x and
+ * x^2 are exact in double; v = 1 + d x^2 rounds once (v - 1 is then exact, v < 2^53)
+ * and e = d x^2 - (v - 1), its residual below half an ulp of v, by one fma within
+ * 2^-106 v; zh = c2x v and its exact remainder (fma), plus c2x e rounded once. Eight
+ * double operations where the double-double z of products and sums took fifteen
+ * (docs/performance.md, "gelu_tanh's z and softcap's quotient"). */
 BICL_FN double bicl_m_gelu_tanh_dbl(float x)
 {
     double xd = (double)x;
-    double cd = (double)BICL_M_GELU_TANH_C2 * (double)BICL_M_GELU_TANH_D;
-    bicl_dd x3 = bicl_dd_two_prod(xd, xd * xd);
-    bicl_dd t = bicl_dd_two_prod(cd, x3.hi);
-    bicl_dd z = bicl_dd_two_sum((double)BICL_M_GELU_TANH_C2 * xd, t.hi);
-    return xd * bicl_m_sigmoid_fast_dd(z.hi, z.lo + (t.lo + cd * x3.lo));
+    double x2 = xd * xd;
+    double v = bicl_fma((double)BICL_M_GELU_TANH_D, x2, 1.0);
+    double e = bicl_fma((double)BICL_M_GELU_TANH_D, x2, -(v - 1.0));
+    double c2x = (double)BICL_M_GELU_TANH_C2 * xd;
+    double zh = c2x * v;
+    return xd * bicl_m_sigmoid_fast_dd(zh, bicl_fma(c2x, e, bicl_fma(c2x, v, -zh)));
 }
 #endif
 
@@ -1793,17 +1797,47 @@ BICL_M_CR_FAST1(bicl_gelu_tanh, bicl_m_gelu_tanh_common, bicl_m_gelu_tanh_dbl)
  * a nonzero rational is transcendental: never a midpoint. */
 /* softcap's common range: 0 < |cap| and 2^-13 <= |x| / |cap| < 9.1 (the float quotient,
  * as below), which excludes every other case below (a NaN, a zero or infinite cap, x =
- * 0). The quotient's divisor is 1 where |cap| is not positive (zero or NaN), so that no
- * host evaluation divides by zero (it lies outside the range then anyway). |cap| as a
- * select, not a second bit mask: PoCL's SLP pass packed the two masks and the quotient
- * into a <2 x float> vector, which kept its work-item loop scalar (softcap f32 1.7 GB/s
- * against 6.7, docs/performance.md). */
-BICL_FN int bicl_m_softcap_common(float x, float cap)
+ * 0). With fp64 it is decided without the division, by two exact products: the float
+ * quotient is below 9.1f exactly when the real one is below the midpoint M_HI = 9.1f -
+ * 2^-21 between 9.1f and its predecessor (a tie rounds to 9.1f, whose mantissa is even),
+ * and at least 2^-13 exactly when the real one is at least M_LO = 2^-13 - 2^-38 (a tie
+ * rounds to 2^-13; no quotient of two floats lies that close below a power of two
+ * anyway); M_HI c and M_LO c have 49 bits, no double overflows or underflows, and NaN,
+ * zero and infinite operands fail a comparison where they fail the quotient's tests. A
+ * float division is a call-sized sequence on NVIDIA's GPUs (softcap f32 ran at 0.54 of
+ * copy on the H100 with it and the double quotient below, 0.72 with neither;
+ * docs/performance.md). Without fp64 the quotient's divisor is
+ * 1 where |cap| is not positive (zero or NaN), so that no host evaluation divides by zero
+ * (it lies outside the range then anyway), and |cap| is a select, not a second bit mask:
+ * PoCL's SLP pass packed the two masks and the quotient into a <2 x float> vector, which
+ * kept its work-item loop scalar (softcap f32 1.7 GB/s against 6.7, docs/performance.md).
+ * bicl_m_softcap_common_q is that quotient form, which bicl-math-identity compares with
+ * this one (every x at caps 30 and 50, samples at 24 more caps, the x next to the bounds). */
+#define BICL_M_SOFTCAP_HI 9.1f
+#define BICL_M_SOFTCAP_LO 0x1p-13f
+BICL_FN int bicl_m_softcap_common_q(float x, float cap)
 {
     float c = cap < 0.0f ? -cap : cap;
     float yh = bicl_f32_abs(x) / (c > 0.0f ? c : 1.0f);
-    return ((c > 0.0f) & (yh < 9.1f) & (yh >= 0x1p-13f)) ? 0 : 1;
+    return ((c > 0.0f) & (yh < BICL_M_SOFTCAP_HI) & (yh >= BICL_M_SOFTCAP_LO)) ? 0 : 1;
 }
+
+#ifdef BICL_HAVE_FP64
+#define BICL_M_SOFTCAP_MID_HI ((double)BICL_M_SOFTCAP_HI - 0x1p-21)
+#define BICL_M_SOFTCAP_MID_LO ((double)BICL_M_SOFTCAP_LO - 0x1p-38)
+BICL_FN int bicl_m_softcap_common(float x, float cap)
+{
+    double c = bicl_f64_abs((double)cap);
+    double ax = bicl_f64_abs((double)x);
+    int in = (c > 0.0) & (ax < BICL_M_SOFTCAP_MID_HI * c) & (ax >= BICL_M_SOFTCAP_MID_LO * c);
+    return in ? 0 : 1;
+}
+#else
+BICL_FN int bicl_m_softcap_common(float x, float cap)
+{
+    return bicl_m_softcap_common_q(x, cap);
+}
+#endif
 
 BICL_FN int bicl_m_softcap_special(float x, float cap, float *out)
 {
@@ -1829,11 +1863,11 @@ BICL_FN int bicl_m_softcap_special(float x, float cap, float *out)
         return 1;
     }
     yh = bicl_f32_abs(x) / c;
-    if (yh >= 9.1f) {
+    if (yh >= BICL_M_SOFTCAP_HI) {
         *out = bicl_f32_copysign(c, x);
         return 1;
     }
-    if (yh < 0x1p-13f) {
+    if (yh < BICL_M_SOFTCAP_LO) {
         *out = x;
         return 1;
     }
@@ -1883,13 +1917,15 @@ BICL_FN bicl_f32x2e bicl_m_softcap_pair(float x, float cap)
 }
 
 #ifdef BICL_HAVE_FP64
-/* The double path: y = |x| / c rounded to double (relative error 2^-53, which
- * tanh's sensitivity, y (1 - tanh^2) / tanh <= 1, does not amplify), then
- * c tanh(y) as for tanhf. */
+/* The double path: y = |x| (1 / c), the reciprocal and the product rounded to double
+ * (relative error 2^-52, which tanh's sensitivity, y (1 - tanh^2) / tanh <= 1, does not
+ * amplify; NVIDIA's compiler computes the reciprocal once per work-item, where each
+ * element's quotient was a double division), then c tanh(y) as for tanhf: relative error
+ * below 2^-49.2 + 2^-52 + 2^-53 < 2^-48.7. */
 BICL_FN double bicl_m_softcap_dbl(float x, float cap)
 {
     double c = bicl_f64_abs((double)cap);
-    double t = c * bicl_m_tanh_fast_d(bicl_f64_abs((double)x) / c);
+    double t = c * bicl_m_tanh_fast_d(bicl_f64_abs((double)x) * (1.0 / c));
     return x < 0.0f ? -t : t;
 }
 #endif

@@ -236,12 +236,15 @@ static const uint32_t k_edges[] = {
 #define N_EDGES ((int)(sizeof k_edges / sizeof k_edges[0]))
 
 /* FAM_SOFTCAP, FAM_SOFTCAP_INT: softcap's float-pair / integer path against its double one
- * (it is correctly rounded); the swiglu families (how the gate and up are swept): the
- * float-pair or integer path (g_glu_path) of a gated unit rounded once (g_glu_fn:
- * swiglu_oss, swiglu1, geglu_tanh1; math version 6) against its double one. */
+ * (it is correctly rounded); FAM_SOFTCAP_COMMON: its common-range test by exact products
+ * against the float quotient's (bicl_m_softcap_common_q, the form without fp64); the swiglu
+ * families (how the gate and up are swept): the float-pair or integer path (g_glu_path) of a gated
+ * unit rounded once (g_glu_fn: swiglu_oss, swiglu1, geglu_tanh1; math version 6) against its double
+ * one. */
 typedef enum {
     FAM_SOFTCAP,
     FAM_SOFTCAP_FAST,
+    FAM_SOFTCAP_COMMON,
     FAM_SOFTCAP_INT,
     FAM_SWIGLU_GATE,
     FAM_SWIGLU_UP,
@@ -304,6 +307,10 @@ static void check2(const job2 *j, uint32_t b, uint32_t c)
         o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
         break;
     }
+    case FAM_SOFTCAP_COMMON:
+        a = (uint32_t)bicl_m_softcap_common(x, y);
+        o = (uint32_t)bicl_m_softcap_common_q(x, y);
+        break;
     case FAM_SOFTCAP_INT:
         a = bicl_f32_as_u32(bicl_softcap_int(x, y));
         o = bicl_f32_as_u32(bicl_softcap_dbl(x, y));
@@ -332,6 +339,7 @@ static void *run2(void *arg)
         switch (j->fam) {
         case FAM_SOFTCAP:
         case FAM_SOFTCAP_FAST:
+        case FAM_SOFTCAP_COMMON:
         case FAM_SOFTCAP_INT:
         case FAM_SWIGLU_UP: /* fixed second operand: x or gate swept */
             check2(j, v, fixed);
@@ -551,6 +559,44 @@ static uint64_t check_fast_accepts(void)
     return bad;
 }
 
+/* softcap's common-range test by products against the quotient form, on the x next to
+ * the range's bounds (where a product form could misjudge a rounding): for each cap c
+ * and each of 2^16 random caps, the 129 floats of either sign around 9.1 c and 2^-13 c. */
+static void check_softcap_bounds(tally *t, const uint32_t *caps, int ncaps)
+{
+    uint64_t s = 0x5ca9ull;
+    int k;
+    for (k = 0; k < ncaps + 65536; k++) {
+        uint32_t cb = k < ncaps ? caps[k] : (uint32_t)splitmix(&s);
+        float c = bicl_u32_as_f32(cb);
+        float bound[2];
+        int b;
+        bound[0] = bicl_f32_abs(c) * BICL_M_SOFTCAP_HI;
+        bound[1] = bicl_f32_abs(c) * BICL_M_SOFTCAP_LO;
+        for (b = 0; b < 2; b++) {
+            uint32_t xb = bicl_f32_as_u32(bound[b]) & 0x7fffffffu;
+            int d;
+            for (d = -64; d <= 64; d++) {
+                uint32_t x = xb + (uint32_t)d;
+                int sign;
+                for (sign = 0; sign < 2; sign++) {
+                    float xf = bicl_u32_as_f32(sign ? x | 0x80000000u : x);
+                    int a = bicl_m_softcap_common(xf, c);
+                    int o = bicl_m_softcap_common_q(xf, c);
+                    t->checked++;
+                    if (a != o) {
+                        char buf[96];
+                        snprintf(buf, sizeof buf, "0x%08" PRIx32 ", 0x%08" PRIx32,
+                                 bicl_f32_as_u32(xf), cb);
+                        report_mismatch(t, "softcap common=quotient", buf, (uint32_t)a,
+                                        (uint32_t)o);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* Where the fast forms' results leave the normal range, Ziv's normal-case test alone would
  * misjudge: every f32 of the binade whose results become denormal (bits counted up from
  * lo: (-128, -64] for sigmoid and silu, (-64, -32] for gelu_quick, (-16, -8] for
@@ -642,6 +688,7 @@ int main(int argc, char **argv)
     tally t_softcap = {0, 0, 0};
     tally t_softcap_int = {0, 0, 0};
     tally t_softcap_fast = {0, 0, 0};
+    tally t_softcap_common = {0, 0, 0};
     tally t_swiglu[3][2] = {{{0, 0, 0}}};
     /* caps: the models' 30 and 50, small and large, the denormal and
      * overflow edges, negative, zero, inf and NaN */
@@ -740,19 +787,24 @@ int main(int argc, char **argv)
     {
         /* 2. softcap: every x for caps 30 and 50 (exhaustive mode), a sample of x
          * for every cap, and every edge pair; the float-pair path, the kernels' fast form
-         * where it accepts (BICL_M_CR_FAST2) and (--fallback) the integer path */
-        static const family fams[] = {FAM_SOFTCAP, FAM_SOFTCAP_FAST, FAM_SOFTCAP_INT};
+         * where it accepts (BICL_M_CR_FAST2), the common-range test (and the x next to its
+         * bounds: check_softcap_bounds) and (--fallback) the integer path */
+        static const family fams[] = {FAM_SOFTCAP, FAM_SOFTCAP_FAST, FAM_SOFTCAP_COMMON,
+                                      FAM_SOFTCAP_INT};
         static const char *const names[] = {"softcap pair=dbl", "softcap fast=dbl",
-                                            "softcap int=dbl"};
-        tally *tallies[] = {&t_softcap, &t_softcap_fast, &t_softcap_int};
+                                            "softcap common=quotient", "softcap int=dbl"};
+        tally *tallies[] = {&t_softcap, &t_softcap_fast, &t_softcap_common, &t_softcap_int};
         int f;
-        for (f = 0; f < (g_fallback ? 3 : 2); f++) {
+        for (f = 0; f < (g_fallback ? 4 : 3); f++) {
             tally *t = tallies[f];
             if (!name_selected(names[f]))
                 continue;
             sweep_fixed(fams[f], names[f], t, caps_all, (int)(sizeof caps_all / sizeof caps_all[0]),
                         0.0f, 0.0f, exhaustive, 1ull << 24, n2, 0xca9ull, threads);
             check_edge_pairs(fams[f], names[f], t, 0.0f, 0.0f);
+            if (fams[f] == FAM_SOFTCAP_COMMON) {
+                check_softcap_bounds(t, caps_all, (int)(sizeof caps_all / sizeof caps_all[0]));
+            }
             printf("%-18s checked %12" PRIu64 "  mismatches %" PRIu64 "\n", names[f], t->checked,
                    t->mismatches);
             total_mis += t->mismatches;
