@@ -103,11 +103,12 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     char fix_instance[BICL_INSTANCE_MAX];
     bicl_fix_form fix = {fix_instance, base};
     bool fixup = ctx->act_fixup && bicl_op_has_fast(info);
-    /* a costly op (its row's table column, or one in the fix-up form: softcap) computed
-     * from a 32-bit input is bound by arithmetic: its own launch class (src/profile.h) */
+    /* a costly op (its row's table column, or a correctly rounded one with a fast form:
+     * softcap) computed from a 32-bit input is bound by arithmetic: its own launch class
+     * (src/profile.h) */
     const bicl_dtype d[2] = {x->dtype, y->dtype};
-    bicl_vclass cls =
-        info->table || fixup ? bicl_vclass_of_act(d, 1, d + 1, 1) : bicl_vclass_of(d, 1, d + 1, 1);
+    bicl_vclass cls = info->table || bicl_op_has_fast(info) ? bicl_vclass_of_act(d, 1, d + 1, 1)
+                                                            : bicl_vclass_of(d, 1, d + 1, 1);
     if (fixup)
         bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
                          info->kname, info->id, info->n_params, ti, to);
@@ -188,10 +189,13 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
                          info->kname, info->id, ti, to, (int)round_dt);
         bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
     }
+    /* a costly activation from 32-bit inputs: its own launch class, as in bicl_unary */
     const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
-    return bicl_launch_elementwise_as(ctx, memo, bicl_vclass_of(d, 2, d + 2, 1), queue,
-                                      BICL_FAMILY_GLU, instance, fixup ? &fix : NULL, base, ops, 3,
-                                      extra, 3, n_wait, wait, done);
+    bicl_vclass cls = info->table || bicl_op_has_fast(info) ? bicl_vclass_of_act(d, 2, d + 2, 1)
+                                                            : bicl_vclass_of(d, 2, d + 2, 1);
+    return bicl_launch_elementwise_as(ctx, memo, cls, queue, BICL_FAMILY_GLU, instance,
+                                      fixup ? &fix : NULL, base, ops, 3, extra, 3, n_wait, wait,
+                                      done);
 }
 
 bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,

@@ -99,7 +99,7 @@ bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out
 bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
 {
     bicl_vclass c = bicl_vclass_of(in, n_in, out, n_out);
-    return c == BICL_VCLASS_32 ? BICL_VCLASS_ACT32 : c;
+    return c == BICL_VCLASS_32 || c == BICL_VCLASS_32X2 ? BICL_VCLASS_ACT32 : c;
 }
 
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out)

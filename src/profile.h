@@ -24,19 +24,19 @@
  *   BICL_VCLASS_ROPE32  the same with a 32-bit input (on the H200 f32 RoPE ran 3835
  *                       GB/s at 4/1/512 against 3408 at class 32's 4/4/256; an f32
  *                       input with a 16-bit output was not measured)
- *   BICL_VCLASS_ACT32   a computed activation (bicl_unary of an op whose registry row
- *                       has table = 1: evaluation costlier than a load; not read from a
- *                       table) with a 32-bit input: an element runs the correctly
+ *   BICL_VCLASS_ACT32   a computed activation (bicl_unary or bicl_glu of an op whose
+ *                       registry row has table = 1 or a correctly rounded EXPR with a
+ *                       fast form: evaluation costlier than a load; not read from a
+ *                       table) with 32-bit inputs: an element runs the correctly
  *                       rounded math in double precision, so the launch is bound by
  *                       arithmetic, not memory, and wants more independent elements
- *                       per work-item (bicl_vclass_of_act). Gated units keep their
- *                       dtype class: on the H200 swiglu f32 ran fastest 4-wide
- *                       (docs/performance.md). Ops with parameters (softcap, xielu)
- *                       have no table and so keep class 32 too, softcap's tanh
- *                       included: not measured in this class; except softcap where the
- *                       profile runs it in the fix-up form, which needs one element
- *                       per item (src/pointwise.c; PoCL's classes 32 and ACT32 are both
- *                       1/1/0 since 542dd44, so there the two agree) */
+ *                       per work-item (bicl_vclass_of_act). The gated units of such an
+ *                       activation (two 32-bit inputs) take it too: on the H100 swiglu
+ *                       f32 ran 2953 GB/s at 8/4/128 against 2700 at class 32X2's
+ *                       4/4/256 (on the H200 it had run fastest 4-wide; 8/4/128 not
+ *                       timed there). Of the ops with parameters (no table) softcap
+ *                       takes this class (a fast form); xielu (expm1 on one side)
+ *                       keeps class 32, not measured here (docs/performance.md) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,
@@ -68,8 +68,8 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
 
 /* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
 bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
-/* The class of a computed activation (bicl_unary of a costly op, no table):
- * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32. */
+/* The class of a computed activation (bicl_unary or bicl_glu of a costly op, no table):
+ * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32 or BICL_VCLASS_32X2. */
 bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
 /* The class of a RoPE launch (1-D or M-RoPE) of input dtype in and output dtype out. */
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out);
