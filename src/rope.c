@@ -812,12 +812,12 @@ static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bi
     return sh;
 }
 
-/* M-RoPE's part of a kernel's names (cl/rope.cl): the macro's "M" (ROPE_MKERNEL...), the
- * general kernel's "m_" (rope_m_...), and a specialised kernel's name suffix (mode and
- * sections); all empty for 1-D RoPE (m NULL). */
 /* A RoPE kernel name's buffer (the longest, a specialised M-RoPE one, is about 80). */
 #define ROPE_NAME_MAX 192
 
+/* M-RoPE's part of a kernel's names (cl/rope.cl): the macro's "M" (ROPE_MKERNEL...), the
+ * general kernel's "m_" (rope_m_...), and a specialised kernel's name suffix (mode and
+ * sections); all empty for 1-D RoPE (m NULL). */
 typedef struct rope_m_names {
     const bicl_rope_mrope *m;
     const char *macro, *general;
