@@ -338,26 +338,61 @@ static void fill_random16(bench *b, size_t bytes)
     free(h);
 }
 
-#define N_TABLE_OPS (sizeof table_ops / sizeof table_ops[0])
+/* The computed f32 activations and gated unit, timed again at the largest size on inputs
+ * drawn from a normal distribution (mean 0, standard deviation 2, the scale of a model's
+ * pre-activations; softcap's cap is 30): the standard fill's f32 values are positive and
+ * in [2^-7, 1.03], where every function takes its shortest path (gelu (erf) its series,
+ * never erfc; softcap a tiny quotient). */
+static const op_spec normal_ops[] = {
+    {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
+    {"sigmoid", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SIGMOID},
+    {"tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_TANH},
+    {"softcap", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SOFTCAP},
+    {"gelu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU},
+    {"gelu_tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU_TANH},
+    {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
+};
 
-/* Whether --op keeps table op o's row of kind `what`; its dtype column into dt[48]. */
-static bool table_row_wanted(size_t o, const char *what, char *dt)
+static void fill_normal32(bench *b, size_t bytes)
 {
-    const op_spec *op = &table_ops[o];
+    float *h = malloc(bytes);
+    if (!h)
+        return;
+    uint32_t state = 12345u;
+    for (size_t i = 0; i < bytes / 4; i += 2) { /* Box-Muller: a pair per two uniforms */
+        double u[2];
+        for (int k = 0; k < 2; ++k) {
+            state = state * 1664525u + 1013904223u;
+            u[k] = ((state >> 8) + 1.0) / 16777217.0; /* (0, 1) */
+        }
+        double r = 2.0 * sqrt(-2.0 * log(u[0]));
+        h[i] = (float)(r * cos(6.283185307179586 * u[1]));
+        if (i + 1 < bytes / 4)
+            h[i + 1] = (float)(r * sin(6.283185307179586 * u[1]));
+    }
+    write_inputs(b, bytes, h);
+    free(h);
+}
+
+/* Whether --op keeps the row of ops[o] of kind `what`; its dtype column into dt[48]. */
+static bool spec_row_wanted(const op_spec *ops_, size_t o, const char *what, char *dt)
+{
+    const op_spec *op = &ops_[o];
     snprintf(dt, 48, "%s->%s %s", bicl_dtype_name(op->in), bicl_dtype_name(op->out), what);
     return row_wanted(op->name, dt);
 }
 
-/* One row per table op, run on context c, its dtype column suffixed with `what`. */
-static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t bytes,
-                          double copy_gbs)
+/* One row per op of ops_[0..count), run on context c, its dtype column suffixed with
+ * `what`. */
+static void spec_rows(bench *b, bicl_context *c, const op_spec *ops_, size_t count,
+                      const char *what, size_t bytes, double copy_gbs)
 {
     size_t n = bytes / 4;
     b->op_ctx = c;
-    for (size_t o = 0; o < N_TABLE_OPS; ++o) {
-        const op_spec *op = &table_ops[o];
+    for (size_t o = 0; o < count; ++o) {
+        const op_spec *op = &ops_[o];
         char dt[48];
-        if (!table_row_wanted(o, what, dt))
+        if (!spec_row_wanted(ops_, o, what, dt))
             continue;
         double t = time_op(b, run_op, n, (void *)op);
         add_row(op->name, dt, bytes, op_bytes(op, n) / t * 1e-9, copy_gbs, NULL, 0);
@@ -365,26 +400,38 @@ static void table_op_rows(bench *b, bicl_context *c, const char *what, size_t by
     b->op_ctx = b->ctx;
 }
 
-/* Whether --op keeps some table row of kind `what`. */
-static bool table_rows_wanted(const char *what)
+/* Whether --op keeps some row of ops_ of kind `what`. */
+static bool spec_rows_wanted(const op_spec *ops_, size_t count, const char *what)
 {
     char dt[48];
-    for (size_t o = 0; o < N_TABLE_OPS; ++o)
-        if (table_row_wanted(o, what, dt))
+    for (size_t o = 0; o < count; ++o)
+        if (spec_row_wanted(ops_, o, what, dt))
             return true;
     return false;
 }
 
-static void table_rows(bench *b, size_t bytes, double copy_gbs, bool random_too)
+#define N_TABLE_OPS  (sizeof table_ops / sizeof table_ops[0])
+#define N_NORMAL_OPS (sizeof normal_ops / sizeof normal_ops[0])
+
+/* The rows after the main ones: the table ops computed; at the largest size (last), the
+ * table ops on random 16-bit inputs and the f32 activations on normal inputs. The refills
+ * write every set's inputs: only for rows that run; the buffers are refilled for the next
+ * size. */
+static void extra_rows(bench *b, size_t bytes, double copy_gbs, bool last)
 {
-    /* the refills write every set's inputs: only for rows that run */
-    if (table_rows_wanted("computed"))
+    if (spec_rows_wanted(table_ops, N_TABLE_OPS, "computed"))
         refill_standard(b, bytes);
-    table_op_rows(b, b->ctx_computed, "computed", bytes, copy_gbs);
-    if (!random_too || !table_rows_wanted("random inputs"))
+    spec_rows(b, b->ctx_computed, table_ops, N_TABLE_OPS, "computed", bytes, copy_gbs);
+    if (!last)
         return;
-    fill_random16(b, bytes); /* the buffers are refilled for the next size */
-    table_op_rows(b, b->ctx, "random inputs", bytes, copy_gbs);
+    if (spec_rows_wanted(table_ops, N_TABLE_OPS, "random inputs")) {
+        fill_random16(b, bytes);
+        spec_rows(b, b->ctx, table_ops, N_TABLE_OPS, "random inputs", bytes, copy_gbs);
+    }
+    if (spec_rows_wanted(normal_ops, N_NORMAL_OPS, "normal inputs")) {
+        fill_normal32(b, bytes);
+        spec_rows(b, b->ctx, normal_ops, N_NORMAL_OPS, "normal inputs", bytes, copy_gbs);
+    }
 }
 
 /* ------------------------------------------------------------ CLBlast peers */
@@ -973,6 +1020,7 @@ static void variant_sweep(bench *b, size_t bytes)
         {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
         {"gelu_tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU_TANH},
         {"gelu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU},
+        {"softcap", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SOFTCAP},
         {"relu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_RELU},
         {"swiglu", BICL_BF16, BICL_BF16, OP_GLU, BICL_GLU_SWIGLU},
         {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
@@ -1171,7 +1219,7 @@ int main(int argc, char **argv)
             clReleaseMemObject(r.pos);
             bicl_mrope_plan_free(r.plan);
         }
-        table_rows(&b, bytes, copy_gbs, s == n_sizes - 1);
+        extra_rows(&b, bytes, copy_gbs, s == n_sizes - 1);
         fprintf(stderr, "  %zu MiB done\n", bytes >> 20);
     }
     if (!sweep_only && !latency_only)

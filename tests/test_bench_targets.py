@@ -73,6 +73,14 @@ class GpuTargets(unittest.TestCase):
         self.assertEqual(verdict, "missed")
         self.assertIn("0.99x torch", measured)
 
+    def test_normal_input_rows_are_the_activation_target(self):
+        v = verdicts(gpu_bench({("gelu", "f32->f32 normal inputs"): 0.91}), peers())
+        self.assertEqual(find(v, "f32 activations")[1], "met")
+        self.assertIn("gelu f32->f32 normal inputs 0.91", find(v, "f32 activations")[0])
+        v = verdicts(gpu_bench({("gelu", "f32->f32 normal inputs"): 0.89}), peers())
+        self.assertEqual(find(v, "f32 activations")[1], "missed")
+        self.assertEqual(find(v, "every other op")[1], "met")
+
     def test_random_input_rows_are_the_table_target(self):
         v = verdicts(gpu_bench({("silu", "bf16->bf16 random inputs"): 0.89}), peers())
         self.assertEqual(find(v, "lookup tables")[1], "missed")
