@@ -31,10 +31,9 @@
  *                       rounded math in double precision, so the launch is bound by
  *                       arithmetic, not memory, and wants more independent elements
  *                       per work-item (bicl_vclass_of_act). The gated units of such an
- *                       activation (two 32-bit inputs) take it too: on the H100 swiglu
- *                       f32 ran 2953 GB/s at 8/4/128 against 2700 at class 32X2's
- *                       4/4/256 (on the H200 it had run fastest 4-wide; 8/4/128 not
- *                       timed there). Of the ops with parameters (no table) softcap
+ *                       activation (two 32-bit inputs) take it too: on the H200 swiglu
+ *                       f32 ran 3195 GB/s in it against 2948 in class 32X2 (its sweep's
+ *                       best, 4/8/128, 3243). Of the ops with parameters (no table) softcap
  *                       takes this class (a fast form); xielu (expm1 on one side)
  *                       keeps class 32, not measured here (docs/performance.md) */
 typedef enum bicl_vclass {

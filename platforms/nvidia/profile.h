@@ -14,9 +14,10 @@
  * --min-mib 1024 --max-mib 1024 --reps 5`, copy 3028, the math of that day) ACT32 is 8/4/128:
  * silu f32 2623 GB/s against 2453 at 8/1/128, gelu_tanh 2235 against 2133, gelu (erf) 2230
  * against 2033, softcap 2498 against 2198 (softcap takes the class since then), and the
- * gated units with a costly activation take it too: swiglu f32 2953 at 8/4/128 (0.89 ->
- * 0.9x of copy; before, class 32X2's 4/4/256, as on the H200 in 2026-12-04's sweep, where
- * swiglu f32 ran 2331 at 4/4/256 and 2249 at 8/1/128; 8/4/128 not timed there). RoPE with an
+ * gated units with a costly activation take it too; on the H200, against 2a2ef32 (same
+ * run, softcap's division form there; docs/results/ab-h200-session21-f32act.txt): silu f32 0.59 -> 0.65 of
+ * copy, softcap 0.40 -> 0.60, swiglu f32 0.69 -> 0.75 (class 32X2's 4/4/256 before; its
+ * sweep's best there, 4/8/128, 3243 GB/s against 3072 at 8/4/128). RoPE with an
  * f32 input (class ROPE32) 4/1/512: the llama3 table in place, f32, 3835 GB/s, the best of
  * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). f16 conversions
  * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
