@@ -1402,6 +1402,11 @@ BICL_M_CR1(bicl_erff, bicl_m_erf_special, bicl_m_erf_fx, bicl_m_erf_pair, BICL_M
  * larger x, nor is gelu of a nonzero float elsewhere. */
 #define BICL_M_GELU_ERF_HI 5.5f
 #define BICL_M_GELU_ERF_LO (-14.5f)
+BICL_FN int bicl_m_gelu_erf_common(float x)
+{
+    return bicl_m_gelu_common(x, BICL_M_GELU_ERF_HI, BICL_M_GELU_ERF_LO);
+}
+
 BICL_FN int bicl_m_gelu_erf_special(float x, float *out)
 {
     return bicl_m_gelu_special(x, BICL_M_GELU_ERF_HI, BICL_M_GELU_ERF_LO, out);
@@ -1470,28 +1475,76 @@ BICL_FN bicl_f32x2e bicl_m_gelu_erf_pair(float x)
 }
 
 #ifdef BICL_HAVE_FP64
+/* erfcx(z) = e^(z^2) erfc(z) for a double 0 <= z <= 10.27, as a polynomial of degree 20
+ * in t = (z - 4) / (z + 4) (t in [-1, 0.44]; the map makes erfcx, which falls like
+ * 1/z, smooth in t): Chebyshev interpolation of erfcx in t over z in [0, 10.3] at 21
+ * nodes (mpmath, 50 digits), coefficients rounded to double, highest degree first.
+ * The rounded polynomial is within 2^-53.58 of erfcx, relative (mpmath, 2001 points up
+ * to z = 10.27); every coefficient is below 0.27, Horner adds a few roundings. */
+BICL_FN double bicl_m_erfcx_t_d(double z)
+{
+    double t = (z - 4.0) / (z + 4.0);
+    double p = -0x1.7f01b1a2a3191p-29;
+    p = bicl_fma(p, t, -0x1.68cc43562f04ap-28);
+    p = bicl_fma(p, t, 0x1.7ae4caacd32e4p-25);
+    p = bicl_fma(p, t, 0x1.c60a96c533fbcp-24);
+    p = bicl_fma(p, t, -0x1.38c0c233757e5p-22);
+    p = bicl_fma(p, t, -0x1.c1453cce5d962p-22);
+    p = bicl_fma(p, t, 0x1.8b0bc70169d11p-19);
+    p = bicl_fma(p, t, -0x1.fe1e26a995190p-20);
+    p = bicl_fma(p, t, -0x1.7a688fb4e82e2p-16);
+    p = bicl_fma(p, t, 0x1.4b472842833c9p-14);
+    p = bicl_fma(p, t, -0x1.6d1afad4577c0p-16);
+    p = bicl_fma(p, t, -0x1.a2f8fbc8d817ep-11);
+    p = bicl_fma(p, t, 0x1.0a17eb9952bc5p-8);
+    p = bicl_fma(p, t, -0x1.a4ded4135c443p-7);
+    p = bicl_fma(p, t, 0x1.0066e1045cfafp-5);
+    p = bicl_fma(p, t, -0x1.027d5744b9044p-4);
+    p = bicl_fma(p, t, 0x1.be502c3659165p-4);
+    p = bicl_fma(p, t, -0x1.506666f69e4b5p-3);
+    p = bicl_fma(p, t, 0x1.bff01a5f9084ep-3);
+    p = bicl_fma(p, t, -0x1.094922737431ap-2);
+    p = bicl_fma(p, t, 0x1.18932bf08e154p-3);
+    return p;
+}
+
+/* erfc(zh + zl) for doubles 0 <= zh <= 10.27, |zl| <= 2^-52 zh: e^(-z^2) erfcx(z),
+ * without a branch and without a table (the grid and series of bicl_m_erfc_d take 19
+ * terms and a table read per element, and gelu's two paths below and above z = 0.75
+ * diverged in a warp: gelu (erf) f32 ran at 0.12-0.18 of copy on normal inputs,
+ * docs/performance.md). z^2 = s + sl, s = zh^2 rounded and sl its exact remainder plus
+ * 2 zh zl (|sl| < 2^-43); e^(-z^2) = e^-s (1 - sl) to 2^-86 (bicl_m_exp_fast_d within
+ * 2^-51); erfcx at zh (its relative change over zl is below 2^-52). */
+BICL_FN double bicl_m_erfc_all_d(double zh, double zl)
+{
+    double s = zh * zh;
+    double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
+    bicl_i32 k;
+    double e = bicl_m_exp_fast_d(-s, &k); /* e^-s / 2^k, -153 <= k <= 0 */
+    e = bicl_fma(-e, sl, e);
+    return e * bicl_m_erfcx_t_d(zh) * bicl_f64_pow2(k);
+}
+
 /* The double path: z = |x| / sqrt2 as a double-double (|x| times 1/sqrt2's double
- * by an exact fma remainder, plus |x| times its low part): relative error 2^-106. */
+ * by an exact fma remainder, plus |x| times its low part): relative error 2^-106;
+ * Phi = erfc(z) / 2 for x < 0 and 1 - erfc(z) / 2 above (at least 1/2: erfc's
+ * relative error counts at most once), erfc by bicl_m_erfc_all_d on the whole range,
+ * one path for every x. */
 BICL_FN double bicl_m_gelu_erf_dbl(float x)
 {
     double t = bicl_f64_abs((double)x);
     double zh = t * BICL_M_ISQ2_D;
     double zl = bicl_fma(t, BICL_M_ISQ2_D, -zh) + t * BICL_M_ISQ2_DL;
-    double phi;
-    if (zh < 0.75) {
-        double s = bicl_m_erf_s_d(zh * zh);
-        double e = bicl_fma(zh, s, zl * s);
-        phi = x < 0.0f ? 0.5 - 0.5 * e : 0.5 + 0.5 * e;
-    } else {
-        double c = bicl_m_erfc_d(zh, zl);
-        phi = x < 0.0f ? 0.5 * c : 1.0 - 0.5 * c;
-    }
+    double c = bicl_m_erfc_all_d(zh, zl);
+    double phi = x < 0.0f ? 0.5 * c : 1.0 - 0.5 * c;
     return (double)x * phi;
 }
 #endif
 
 BICL_M_CR1(bicl_gelu_erf, bicl_m_gelu_erf_special, bicl_m_gelu_erf_fx, bicl_m_gelu_erf_pair,
            BICL_M_ZIV_REL_ERF_F32, bicl_m_gelu_erf_dbl)
+/* a fast form since its double path has one branch-free path (2026-12-06) */
+BICL_M_CR_FAST1(bicl_gelu_erf, bicl_m_gelu_erf_common, bicl_m_gelu_erf_dbl)
 
 /* ------------------------------------------------------------- activations */
 BICL_FN float bicl_relu(float x)
