@@ -2,8 +2,8 @@
  * rounded functions give the same bits (the float-pair and integer paths
  * against the double one: expf, expm1f, sigmoidf, silu, gelu_quick, tanhf, gelu_tanh,
  * erff, gelu_erf (CR_FNS), softcap, and the gated units rounded once: swiglu_oss, swiglu1,
- * geglu_tanh1; the kernels' fast forms of sigmoidf, silu, gelu_quick, tanhf and gelu_tanh
- * (FAST_FNS) and of softcap where they accept), and that every other
+ * geglu_tanh1; the kernels' fast forms of sigmoidf, silu, gelu_quick, tanhf, gelu_tanh
+ * and gelu_erf (FAST_FNS) and of softcap where they accept), and that every other
  * function of cl/bicl_math_f32.h gives the same bits as the header of a baseline commit (CMake's
  * BICL_MATH_BASELINE, read from git at configure time and renamed bicl_* -> bicl_v1_* into
  * <build>/math_baseline/bicl_math_f32_v1.h); times them.
@@ -81,7 +81,7 @@ typedef struct {
 /* The kernels' fast forms (BICL_M_CR_FAST1; cl/bicl_kernel.h's fix-up form), by the
  * NAME of bicl_NAME_fast: where one accepts (ok), its value must be the double path's;
  * fast_or_NAME is that value, or the double path's where it declines. */
-#define FAST_FNS(X) X(sigmoidf) X(silu) X(gelu_quick) X(tanhf) X(gelu_tanh)
+#define FAST_FNS(X) X(sigmoidf) X(silu) X(gelu_quick) X(tanhf) X(gelu_tanh) X(gelu_erf)
 #define FAST_OR(N)                                                                                 \
     static float fast_or_##N(float x)                                                              \
     {                                                                                              \
@@ -514,8 +514,14 @@ static uint64_t check_normal_ranges(void)
 
 /* The fast forms must accept (ok) nearly every x of their common ranges, or the fix-up
  * kernels would compute most elements twice: of the f32 in [1, 2), (-8, -4] and [4, 8) (a
- * binade each, counted up from the bits of 1, -4 and 4) at most one in 2^16 may be
- * declined (2 to 11 of these 25,165,824 were, docs/performance.md). */
+ * binade each, counted up from the bits of 1, -4 and 4; for gelu (erf), whose range ends at
+ * 5.5, [2, 4) instead of [4, 8)) at most one in 2^16 may be declined (2 to 11 of these
+ * 25,165,824 were, docs/performance.md). */
+static float fast_top_binade(const char *name)
+{
+    return strcmp(name, "gelu_erf") == 0 ? 2.0f : 4.0f;
+}
+
 typedef float (*fast_fn)(float, int *);
 static float softcap30_fast(float x, int *ok)
 {
@@ -532,10 +538,10 @@ static uint64_t check_fast_accepts(void)
         FAST_FNS(FAST_ROW)
 #undef FAST_ROW
             {"softcap (cap 30): softcap", softcap30_fast}};
-    static const float lo[] = {1.0f, -4.0f, 4.0f};
     uint64_t bad = 0;
     size_t i;
     for (i = 0; i < sizeof k / sizeof k[0]; i++) {
+        const float lo[] = {1.0f, -4.0f, fast_top_binade(k[i].name)};
         uint64_t declined = 0;
         uint64_t total = 0;
         size_t r;
@@ -600,7 +606,7 @@ static void check_softcap_bounds(tally *t, const uint32_t *caps, int ncaps)
 /* Where the fast forms' results leave the normal range, Ziv's normal-case test alone would
  * misjudge: every f32 of the binade whose results become denormal (bits counted up from
  * lo: (-128, -64] for sigmoid and silu, (-64, -32] for gelu_quick, (-16, -8] for
- * gelu_tanh; tanh's results are normal) against the double path. */
+ * gelu_tanh and gelu (erf); tanh's results are normal) against the double path. */
 static uint64_t check_fast_tails(void)
 {
     static const struct {
@@ -611,7 +617,8 @@ static uint64_t check_fast_tails(void)
     } k[] = {{"sigmoidf", fast_or_sigmoidf, bicl_sigmoidf_dbl, -64.0f},
              {"silu", fast_or_silu, bicl_silu_dbl, -64.0f},
              {"gelu_quick", fast_or_gelu_quick, bicl_gelu_quick_dbl, -32.0f},
-             {"gelu_tanh", fast_or_gelu_tanh, bicl_gelu_tanh_dbl, -8.0f}};
+             {"gelu_tanh", fast_or_gelu_tanh, bicl_gelu_tanh_dbl, -8.0f},
+             {"gelu_erf", fast_or_gelu_erf, bicl_gelu_erf_dbl, -8.0f}};
     uint64_t bad = 0;
     size_t i;
     for (i = 0; i < sizeof k / sizeof k[0]; i++) {
