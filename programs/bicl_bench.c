@@ -341,8 +341,8 @@ static void fill_random16(bench *b, size_t bytes)
 /* The computed f32 activations and gated unit, timed again at the largest size on inputs
  * drawn from a normal distribution (mean 0, standard deviation 2, the scale of a model's
  * pre-activations; softcap's cap is 30): the standard fill's f32 values are positive and
- * in [2^-7, 1.03], where every function takes its shortest path (gelu (erf) its series,
- * never erfc; softcap a tiny quotient). */
+ * in [2^-7, 1.03], where a function's cost may differ from a model's (gelu (erf) took its
+ * erf series alone there, never erfc, until it got one path; softcap a tiny quotient). */
 static const op_spec normal_ops[] = {
     {"silu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SILU},
     {"sigmoid", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_SIGMOID},
