@@ -87,7 +87,9 @@
  *             |x| to z0 (bicl_math_fx.h); +-1 beyond.
  *   silu, gelu_quick, gelu_tanh, swiglu: y * sigmoid(z), y and z exact pairs.
  *   gelu_erf: x (1/2 +- erf(z)/2), z = |x|/sqrt2 (exact enough as a pair) < 0.75;
- *             x (1 - erfc(z)/2) above, x erfc(z)/2 below, erfc as for erf.
+ *             x (1 - erfc(z)/2) above, x erfc(z)/2 below, erfc as for erf (the
+ *             float-pair and integer paths; the double path takes x (1 - erfc(z)/2)
+ *             or x erfc(z)/2 for every z, erfc = e^(-z^2) erfcx(z): bicl_m_erfc_all_d).
  *   softcap:  |cap| tanh(y) with y = x/|cap| as an exact pair.
  * Fast paths: bicl_df_ldexp_round returns round(hi + lo) with k added to its
  * exponent field when that and the result are normal (every caller's common
@@ -98,8 +100,8 @@
  * tools/bicl_math_identity.c: all 2^32 inputs of every one-argument
  * function, samples and edge pairs for softcap and swiglu_oss.
  *
- * Fast forms (BICL_M_CR_FAST1, _FAST2): sigmoidf, silu, gelu_quick, tanhf and gelu_tanh
- * also have NAME_fast(x, &ok), softcap NAME_fast(x, cap, &ok): their double path's common
+ * Fast forms (BICL_M_CR_FAST1, _FAST2): sigmoidf, silu, gelu_quick, tanhf, gelu_tanh and
+ * gelu_erf also have NAME_fast(x, &ok), softcap NAME_fast(x, cap, &ok): their double path's common
  * case without a branch, which accepts (ok) exactly where that path returns by Ziv's
  * normal-case test, with the same value; the kernels' fix-up form (cl/bicl_kernel.h)
  * computes the rest with NAME.
@@ -1159,7 +1161,8 @@ BICL_FN int bicl_m_gelu_special(float x, float hi, float lo, float *out)
 /* ---------------------------------------------------------- erf and Phi */
 /* erf and gelu (erf), correctly rounded (math version 5): the formulas of
  * bicl_math_fx.h ("erf and erfc": z S(z^2) for z < 0.75, the table and Hermite series
- * of erfc above), evaluated in double, in float pairs and in integers. */
+ * of erfc above), evaluated in double, in float pairs and in integers; gelu's double
+ * path has one formula for every z since 2026-12-06 (bicl_m_erfc_all_d). */
 #define BICL_M_ERF_C0H 0x1.20dd76p+0f /* 2/sqrt(pi) = C0H + C0L + O(2^-50) */
 #define BICL_M_ERF_C0L -0x1.f7ac92p-25f
 
@@ -1392,9 +1395,10 @@ BICL_M_CR1(bicl_erff, bicl_m_erf_special, bicl_m_erf_fx, bicl_m_erf_pair, BICL_M
 
 /* gelu (erf): x Phi(x), Phi(x) = (1 + erf(z))/2 = erfc(-z)/2, z = x / sqrt2 the exact
  * real quotient, correctly rounded as one function; three implementations
- * (BICL_M_CR1). With z = |x| / sqrt2: below 0.75, Phi = 1/2 +- erf(z)/2 (erf <= 0.72:
- * no cancellation to speak of); above, Phi = 1 - erfc(z)/2 for x > 0 and erfc(z)/2
- * for x < 0, where erfc keeps its relative accuracy down to the subnormal results.
+ * (BICL_M_CR1). With z = |x| / sqrt2, in the float-pair and integer paths: below 0.75,
+ * Phi = 1/2 +- erf(z)/2 (erf <= 0.72: no cancellation to speak of); above, Phi = 1 -
+ * erfc(z)/2 for x > 0 and erfc(z)/2 for x < 0, where erfc keeps its relative accuracy
+ * down to the subnormal results; the double path takes the latter for every z.
  * Decided without evaluation: NaN, +-0; x >= 5.5 (Q(5.5) < 2^-25.6, below half an
  * ulp of x relative: rounds to x; also +inf); x <= -14.5 (|gelu| < 14.5 Q(14.5) <
  * 2^-153: -0; also -inf); |x| < 2^-60 (x/2 + x^2/sqrt(2 pi): only a tie sees the x^2
@@ -1480,7 +1484,8 @@ BICL_FN bicl_f32x2e bicl_m_gelu_erf_pair(float x)
  * 1/z, smooth in t): Chebyshev interpolation of erfcx in t over z in [0, 10.3] at 21
  * nodes (mpmath, 50 digits), coefficients rounded to double, highest degree first.
  * The rounded polynomial is within 2^-53.58 of erfcx, relative (mpmath, 2001 points up
- * to z = 10.27); every coefficient is below 0.27, Horner adds a few roundings. */
+ * to z = 10.27: sampled, not a proven bound); every coefficient is below 0.27, Horner
+ * adds a few roundings. */
 BICL_FN double bicl_m_erfcx_t_d(double z)
 {
     double t = (z - 4.0) / (z + 4.0);
@@ -1514,7 +1519,9 @@ BICL_FN double bicl_m_erfcx_t_d(double z)
  * diverged in a warp: gelu (erf) f32 ran at 0.12-0.18 of copy on normal inputs,
  * docs/performance.md). z^2 = s + sl, s = zh^2 rounded and sl its exact remainder plus
  * 2 zh zl (|sl| < 2^-43); e^(-z^2) = e^-s (1 - sl) to 2^-86 (bicl_m_exp_fast_d within
- * 2^-51); erfcx at zh (its relative change over zl is below 2^-52). */
+ * 2^-51); erfcx at zh (its relative change over zl is below 2^-52). The whole, sampled
+ * against MPFR: within about 2^-50.2 (the rounding of t weighs most near z = 0),
+ * inside Ziv's 2^-48; gelu's correct rounding is proven exhaustively (docs/accuracy.md). */
 BICL_FN double bicl_m_erfc_all_d(double zh, double zl)
 {
     double s = zh * zh;
@@ -1974,7 +1981,7 @@ BICL_FN bicl_f32x2e bicl_m_softcap_pair(float x, float cap)
  * (relative error 2^-52, which tanh's sensitivity, y (1 - tanh^2) / tanh <= 1, does not
  * amplify; NVIDIA's compiler computes the reciprocal once per work-item, where each
  * element's quotient was a double division), then c tanh(y) as for tanhf: relative error
- * below 2^-49.2 + 2^-52 + 2^-53 < 2^-48.7. */
+ * below 2^-49.2 + 2^-52 + 2^-53 = 2^-48.92. */
 BICL_FN double bicl_m_softcap_dbl(float x, float cap)
 {
     double c = bicl_f64_abs((double)cap);

@@ -189,7 +189,8 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
                          info->kname, info->id, ti, to, (int)round_dt);
         bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
     }
-    /* a costly activation from 32-bit inputs: its own launch class, as in bicl_unary */
+    /* a costly activation from 32-bit inputs: its own launch class, as in bicl_unary
+     * (swiglu_oai, with neither a table nor a fast form, keeps its dtype class) */
     const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
     bicl_vclass cls = info->table || bicl_op_has_fast(info) ? bicl_vclass_of_act(d, 2, d + 2, 1)
                                                             : bicl_vclass_of(d, 2, d + 2, 1);

@@ -9,9 +9,10 @@
  * size (the best vector width depends on it: NVIDIA wants 16-byte accesses of the
  * widest operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
  *   BICL_VCLASS_32     one floating-point input, 32-bit (the output may be 16-bit)
- *   BICL_VCLASS_32X2   two or more floating-point inputs, all 32-bit (binary ops, gated
- *                      units: PoCL vectorises their one-element kernel and not their
- *                      4-wide one, where a single input prefers 4-wide)
+ *   BICL_VCLASS_32X2   two or more floating-point inputs, all 32-bit (binary ops, the
+ *                      gated units of a cheap activation: reglu, fatrelu, swiglu_oai;
+ *                      PoCL vectorises their one-element kernel and not their 4-wide
+ *                      one, where a single input prefers 4-wide)
  *   BICL_VCLASS_MIXED  a 16-bit input and some 32-bit operand (widening casts,
  *                      residual add of a bf16 delta into an f32 stream)
  *   BICL_VCLASS_16     every floating-point operand is 16-bit

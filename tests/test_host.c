@@ -752,7 +752,7 @@ static void launch_classes_of_dtypes(void **state)
     assert_int_equal(bicl_vclass_of_rope(BICL_F32, BICL_F32), BICL_VCLASS_ROPE32);
     assert_int_equal(bicl_vclass_of_rope(BICL_F32, BICL_BF16), BICL_VCLASS_ROPE32);
     assert_int_equal(bicl_vclass_of_rope(BICL_BF16, BICL_F32), BICL_VCLASS_MIXED);
-    /* computed activations: a 32-bit input gets its own class */
+    /* computed activations: 32-bit inputs (one, or a gated unit's two) get their own class */
     assert_int_equal(bicl_vclass_of_act(&f32, 1, &f32, 1), BICL_VCLASS_ACT32);
     assert_int_equal(bicl_vclass_of_act(&f32, 1, &bf16, 1), BICL_VCLASS_ACT32);
     assert_int_equal(bicl_vclass_of_act(two32, 2, &f32, 1), BICL_VCLASS_ACT32); /* gated */

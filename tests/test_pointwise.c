@@ -1100,16 +1100,18 @@ static test_env env_with_act_form(const test_env *env, const char *form)
 /* Inputs that the fast forms decline as well as accept, interleaved so that every group
  * of work-items holds both: random bit patterns (NaNs, infinities, zeros, denormals,
  * huge and tiny values), values in [-12, 12) (the common ranges), the ends of the common
- * ranges (cl/bicl_math_f32.h: 2^-60, 2^-12, 9.1, 10, -11, 18, 30, -80, -86, -104, -200)
+ * ranges (cl/bicl_math_f32.h: 2^-60, 2^-12, 9.1, 10, -11, 18, 30, -80, -86, -104, -200,
+ * and gelu (erf)'s 5.5 and -14.5)
  * and values in [-250, 40) (results that leave the normal range below -80). A 16-bit
  * input takes the f32 pattern's high half, rounded down: bf16 keeps the ranges, f16's
  * patterns are random bits. */
 static void fill_declines(bicl_dtype dt, void *p, size_t n, uint64_t seed)
 {
-    static const float edges[] = {
-        0x1p-60f, 0x1p-61f, 0x1p-12f, 0x1p-13f, 9.1f,   9.09f,  10.0f,   9.99f,    -11.0f,
-        -10.99f,  18.0f,    18.01f,   30.0f,    30.01f, -80.0f, -80.01f, -86.0f,   -86.01f,
-        -104.0f,  -104.01f, -200.0f,  -200.01f, 0.0f,   -0.0f,  1.0f,    0x1p-149f};
+    static const float edges[] = {0x1p-60f, 0x1p-61f,  0x1p-12f, 0x1p-13f,   9.1f,   9.09f,
+                                  10.0f,    9.99f,     -11.0f,   -10.99f,    18.0f,  18.01f,
+                                  30.0f,    30.01f,    -80.0f,   -80.01f,    -86.0f, -86.01f,
+                                  -104.0f,  -104.01f,  -200.0f,  -200.01f,   0.0f,   -0.0f,
+                                  1.0f,     0x1p-149f, 5.5f,     5.4999995f, -14.5f, -14.499999f};
     uint64_t s = seed;
     for (size_t i = 0; i < n; ++i) {
         uint32_t r = (uint32_t)test_rand(&s);
