@@ -55,6 +55,16 @@ static bool finite(float v)
     return isfinite(v);
 }
 
+/* The launch class of a unary op or gated unit of row info over the dtypes d (n_in inputs,
+ * then the output): a costly op (its row's table column, or a correctly rounded one with a
+ * fast form: softcap) computed from 32-bit inputs is bound by arithmetic and takes class
+ * ACT32 (src/profile.h); the others (relu, swiglu_oai, ...) their dtypes' class. */
+static bicl_vclass op_launch_class(const bicl_op_info *info, const bicl_dtype *d, int n_in)
+{
+    return info->table || bicl_op_has_fast(info) ? bicl_vclass_of_act(d, n_in, d + n_in, 1)
+                                                 : bicl_vclass_of(d, n_in, d + n_in, 1);
+}
+
 /* ---------------------------------------------------------------- unary */
 
 bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op op,
@@ -103,12 +113,8 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     char fix_instance[BICL_INSTANCE_MAX];
     bicl_fix_form fix = {fix_instance, base};
     bool fixup = ctx->act_fixup && bicl_op_has_fast(info);
-    /* a costly op (its row's table column, or a correctly rounded one with a fast form:
-     * softcap) computed from a 32-bit input is bound by arithmetic: its own launch class
-     * (src/profile.h) */
     const bicl_dtype d[2] = {x->dtype, y->dtype};
-    bicl_vclass cls = info->table || bicl_op_has_fast(info) ? bicl_vclass_of_act(d, 1, d + 1, 1)
-                                                            : bicl_vclass_of(d, 1, d + 1, 1);
+    bicl_vclass cls = op_launch_class(info, d, 1);
     if (fixup)
         bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
                          info->kname, info->id, info->n_params, ti, to);
@@ -189,14 +195,10 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
                          info->kname, info->id, ti, to, (int)round_dt);
         bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
     }
-    /* a costly activation from 32-bit inputs: its own launch class, as in bicl_unary
-     * (swiglu_oai, with neither a table nor a fast form, keeps its dtype class) */
     const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
-    bicl_vclass cls = info->table || bicl_op_has_fast(info) ? bicl_vclass_of_act(d, 2, d + 2, 1)
-                                                            : bicl_vclass_of(d, 2, d + 2, 1);
-    return bicl_launch_elementwise_as(ctx, memo, cls, queue, BICL_FAMILY_GLU, instance,
-                                      fixup ? &fix : NULL, base, ops, 3, extra, 3, n_wait, wait,
-                                      done);
+    return bicl_launch_elementwise_as(ctx, memo, op_launch_class(info, d, 2), queue,
+                                      BICL_FAMILY_GLU, instance, fixup ? &fix : NULL, base, ops, 3,
+                                      extra, 3, n_wait, wait, done);
 }
 
 bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
