@@ -14,6 +14,9 @@
 /* The state of a bicl_context: what the layers from program.c up read and write (under
  * `lock` where marked). context.c creates and frees it. */
 typedef struct bicl_kernel_pool bicl_kernel_pool;
+/* Kernel pools are found by their name's hash: a bench or an engine that has run every op
+ * holds hundreds, and the lookup is on every call's path (program.c). */
+#define BICL_POOL_BUCKETS 256
 typedef struct bicl_act_table bicl_act_table;
 struct bicl_program_entry;
 
@@ -41,7 +44,7 @@ struct bicl_context {
     pthread_mutex_t lock;                     /* guards everything below */
     bicl_variant variants[BICL_VCLASS_COUNT]; /* the profile's, or the forced one in all */
     struct bicl_program_entry *programs;      /* built programs: (family, instance) -> cl_program */
-    bicl_kernel_pool *pools;
+    bicl_kernel_pool *pools[BICL_POOL_BUCKETS]; /* chains by name hash (program.c) */
     bicl_cache_stats stats;
     size_t kernels_live;    /* kernel objects in existence: pooled or checked out */
     bool act_tables;        /* BICL_OPTION_ACT_TABLES resolved: true = auto */

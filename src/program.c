@@ -250,7 +250,7 @@ struct bicl_kernel_pool {
     size_t wg_max; /* CL_KERNEL_WORK_GROUP_SIZE of this kernel, 0 until first asked */
     bicl_kernel **free;
     size_t n, cap;
-    bicl_kernel_pool *next;
+    bicl_kernel_pool *next; /* in its bucket's chain */
 };
 
 /* FNV-1a */
@@ -262,9 +262,14 @@ static uint32_t name_hash(const char *name)
     return h;
 }
 
+static bicl_kernel_pool **pool_bucket(bicl_context *ctx, uint32_t h)
+{
+    return &ctx->pools[h % BICL_POOL_BUCKETS];
+}
+
 static bicl_kernel_pool *lookup_pool(bicl_context *ctx, const char *name, uint32_t h)
 {
-    for (bicl_kernel_pool *p = ctx->pools; p; p = p->next)
+    for (bicl_kernel_pool *p = *pool_bucket(ctx, h); p; p = p->next)
         if (p->hash == h && strcmp(p->name, name) == 0)
             return p;
     return NULL;
@@ -281,8 +286,9 @@ static bicl_kernel_pool *find_pool(bicl_context *ctx, const char *name)
         return NULL;
     snprintf(p->name, sizeof p->name, "%s", name);
     p->hash = h;
-    p->next = ctx->pools;
-    ctx->pools = p;
+    bicl_kernel_pool **bucket = pool_bucket(ctx, h);
+    p->next = *bucket;
+    *bucket = p;
     return p;
 }
 
@@ -383,8 +389,9 @@ void bicl_kernel_counts(bicl_context *ctx, size_t *live, size_t *pooled)
 {
     pthread_mutex_lock(&ctx->lock);
     size_t n = 0;
-    for (const bicl_kernel_pool *p = ctx->pools; p; p = p->next)
-        n += p->n;
+    for (size_t b = 0; b < BICL_POOL_BUCKETS; ++b)
+        for (const bicl_kernel_pool *p = ctx->pools[b]; p; p = p->next)
+            n += p->n;
     *live = ctx->kernels_live;
     *pooled = n;
     pthread_mutex_unlock(&ctx->lock);
@@ -392,14 +399,16 @@ void bicl_kernel_counts(bicl_context *ctx, size_t *live, size_t *pooled)
 
 void bicl_kernel_pools_free(bicl_context *ctx)
 {
-    bicl_kernel_pool *p = ctx->pools;
-    while (p) {
-        bicl_kernel_pool *next = p->next;
-        for (size_t i = 0; i < p->n; ++i)
-            kernel_free(p->free[i]);
-        free(p->free);
-        free(p);
-        p = next;
+    for (size_t b = 0; b < BICL_POOL_BUCKETS; ++b) {
+        bicl_kernel_pool *p = ctx->pools[b];
+        while (p) {
+            bicl_kernel_pool *next = p->next;
+            for (size_t i = 0; i < p->n; ++i)
+                kernel_free(p->free[i]);
+            free(p->free);
+            free(p);
+            p = next;
+        }
+        ctx->pools[b] = NULL;
     }
-    ctx->pools = NULL;
 }
