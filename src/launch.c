@@ -58,8 +58,14 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
      * row of a rows kernel: bias add has 128 units per 4096-wide bf16 row at 8 x 4 per
      * item; to a small flat launch): halve it while half still covers them. Applies to
      * every launch. Speed only: no kernel's values depend on the local size; the fix-up
-     * form's local buffer, sized by the caller for wg, only ever gets a smaller group. */
-    while (wg > 1 && wg / 2 >= global[0])
+     * form's local buffer, sized by the caller for wg, only ever gets a smaller group.
+     * Not below 64 (or the variant's own group, if smaller): PoCL builds a kernel again
+     * for every new local size, so halving down to 1 made every small size class its own
+     * build (eight per kernel for test_pointwise's sizes 1..67, and the same in an engine
+     * whose decode batch grows), while a group of 64 over a few units idles the rest of one
+     * group only. */
+    size_t floor_wg = wg < BICL_FLAT_GROUP_MULTIPLE ? wg : BICL_FLAT_GROUP_MULTIPLE;
+    while (wg > floor_wg && wg / 2 >= global[0])
         wg /= 2;
     if (wg)
         global[0] = round_up(global[0], wg);
