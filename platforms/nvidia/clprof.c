@@ -111,8 +111,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem m, cl_mem_info what, s
     return err;
 }
 
-CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info what,
-                                                      size_t size, void *value, size_t *size_ret)
+CL_API_ENTRY cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue q,
+                                                      cl_command_queue_info what, size_t size,
+                                                      void *value, size_t *size_ret)
 {
     typedef cl_int (*fn)(cl_command_queue, cl_command_queue_info, size_t, void *, size_t *);
     static fn f;
@@ -137,8 +138,9 @@ __attribute__((destructor)) static void report(void)
         fprintf(stderr, "clprof: %-48s %8lu %7.3f us %5.2f %7.3f us\n", r->name, r->enq_n,
                 r->enq_s / n * 1e6, (double)r->set_n / n, r->set_s / n * 1e6);
     }
-    fprintf(stderr, "clprof: clGetMemObjectInfo %lu calls, %.3f us each; clGetCommandQueueInfo "
-                    "%lu calls, %.3f us each\n",
+    fprintf(stderr,
+            "clprof: clGetMemObjectInfo %lu calls, %.3f us each; clGetCommandQueueInfo "
+            "%lu calls, %.3f us each\n",
             mem_n, mem_n ? mem_s / (double)mem_n * 1e6 : 0.0, queue_n,
             queue_n ? queue_s / (double)queue_n * 1e6 : 0.0);
 }
