@@ -49,7 +49,7 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
      * pick a divisor of the size (1 for a prime), and PoCL compiles a kernel again for
      * every new local size, so every odd size cost a build (67 per kernel in
      * test_pointwise's sizes 1..67) and a prime one ran in groups of one. Rounded up and
-     * halved below, such a launch has one of ten group sizes. */
+     * halved below, such a launch has one of four group sizes (64 to 512). */
     if (wg == 0 && (rows > 1 || units % BICL_FLAT_GROUP_MULTIPLE != 0))
         wg = BICL_ROWS_WORK_GROUP;
     wg = fit_work_group(ctx, k, wg);
