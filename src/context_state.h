@@ -14,8 +14,9 @@
 /* The state of a bicl_context: what the layers from program.c up read and write (under
  * `lock` where marked). context.c creates and frees it. */
 typedef struct bicl_kernel_pool bicl_kernel_pool;
-/* Kernel pools are found by their name's hash: a bench or an engine that has run every op
- * holds hundreds, and the lookup is on every call's path (program.c). */
+/* Kernel pools are found by their name's hash: a context that has run many ops holds
+ * hundreds (test_pointwise's variant test alone makes 189 kernels on PoCL), and the lookup
+ * is on every call's path (program.c). */
 #define BICL_POOL_BUCKETS 256
 typedef struct bicl_act_table bicl_act_table;
 struct bicl_program_entry;
