@@ -103,12 +103,18 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     for (uint k_ = 0; k_ < (ipt); ++k_)                                                            \
         for (ulong u = get_global_id(0) + (ulong)k_ * get_global_size(0); u < (count); u = (count))
 
-/* The rows templates' loop over a vector's lanes, unrolled by request: with the pragma
- * NVIDIA's kernels of the large elements (the correctly rounded activations) ran faster
- * (H200: silu f32 rows_v4 0.43 -> 0.55 of copy, rows_v8 0.53 -> 0.58; docs/performance.md;
- * what the compiler did without it was not read from its output). Speed only: the same
- * element for the same lanes. */
+/* The rows templates' loop over a vector's lanes, unrolled by request where the host
+ * defines BICL_UNROLL_LANES (the profile's choice, src/profile.h): with the pragma NVIDIA's
+ * kernels of the large elements (the correctly rounded activations) ran faster (H200: silu
+ * f32 rows_v4 0.43 -> 0.55 of copy, rows_v8 0.53 -> 0.58; docs/performance.md; what the
+ * compiler did without it was not read from its output), while on CPUs, which run these
+ * kernels by default nowhere, it only multiplied the code to build (Intel's CPU compiler:
+ * silu f32's program 2.8 -> 1.7 s). Speed only: the same element for the same lanes. */
+#ifdef BICL_UNROLL_LANES
 #define BICL_FOR_LANES(l, VW) _Pragma("unroll") for (int l = 0; l < (VW); ++l)
+#else
+#define BICL_FOR_LANES(l, VW) for (int l = 0; l < (VW); ++l)
+#endif
 
 /* ------------------------------------------------ one input, one output */
 /* ELEM(E, TI, TO, a XA) maps one stored input element to one stored output element; E is

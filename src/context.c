@@ -159,12 +159,14 @@ static bool env_form(const char *var, const char *off, const char *on, int profi
     return profile_choice != 0;
 }
 
-/* How kernels convert f16 ($BICL_F16_CONVERT "bits" or "device"), and the computed
- * activations' one-element form ($BICL_ACT_FORM "plain" or "fixup"). */
+/* How kernels convert f16 ($BICL_F16_CONVERT "bits" or "device"), the computed
+ * activations' one-element form ($BICL_ACT_FORM "plain" or "fixup") and the vector
+ * kernels' lane loop ($BICL_LANE_LOOP "loop" or "unrolled"). */
 static void resolve_env_forms(bicl_context *ctx)
 {
     ctx->f16_device = env_form("BICL_F16_CONVERT", "bits", "device", ctx->profile->f16_device);
     ctx->act_fixup = env_form("BICL_ACT_FORM", "plain", "fixup", ctx->profile->act_fixup);
+    ctx->unroll_lanes = env_form("BICL_LANE_LOOP", "loop", "unrolled", ctx->profile->unroll_lanes);
 }
 
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,

@@ -6,27 +6,30 @@
 #include <string.h>
 
 /* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32, ROPE_FORM,
- * F16_DEVICE, ACT_FIXUP): a variant (vw, ipt, wg) per class, the RoPE form (0 units, 1 rows),
- * the f16 conversions (0 integer bit work, 1 the device's) and the computed activations'
- * one-element form (0 plain, 1 fix-up) */
+ * F16_DEVICE, ACT_FIXUP, UNROLL_LANES): a variant (vw, ipt, wg) per class, the RoPE form (0
+ * units, 1 rows), the f16 conversions (0 integer bit work, 1 the device's), the computed
+ * activations' one-element form (0 plain, 1 fix-up) and the vector kernels' lane loop (0 as
+ * the compiler chooses, 1 unrolled by request) */
 #define BICL_PROFILE_V(vw, ipt, wg)                                                                \
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
 #define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32, rope_form,     \
-                     f16_device, act_fixup)                                                        \
+                     f16_device, act_fixup, unroll_lanes)                                          \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
       BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32}, \
      rope_form,                                                                                    \
      f16_device,                                                                                   \
-     act_fixup},
+     act_fixup,                                                                                    \
+     unroll_lanes},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
 #include "../platforms/amd/profile.h"
     {"generic",
      {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}},
+     0,
      0,
      0,
      0},

@@ -59,6 +59,9 @@ typedef struct bicl_profile {
     int act_fixup;  /* a computed activation with a fast form, one element per work-item:
                      * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
                      * cl/bicl_kernel.h: the same bits) */
+    int unroll_lanes; /* the vector kernels' loop over lanes: 0 as the compiler chooses,
+                       * 1 unrolled by request (cl/bicl_kernel.h, BICL_FOR_LANES: the
+                       * same bits) */
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);

@@ -44,10 +44,11 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, con
         return bicl_fail(BICL_ERR_OPENCL, "no embedded source for family %s", family_names[family]);
     /* The pragma leads every program; internal switches are source text, so that the
      * build options stay exactly the fixed ones and callers cannot inject -D. */
-    char prefix[192], suffix[BICL_INSTANCE_MAX + 2] = "";
-    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s",
+    char prefix[224], suffix[BICL_INSTANCE_MAX + 2] = "";
+    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s",
                         (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
                         ctx->f16_device ? "#define BICL_F16_DEVICE 1\n" : "",
+                        ctx->unroll_lanes ? "#define BICL_UNROLL_LANES 1\n" : "",
                         instance ? "#define BICL_SELECTED 1\n" : "");
     if (instance)
         snprintf(suffix, sizeof suffix, "%s\n", instance);

@@ -6,7 +6,14 @@
  *   gcc -O2 platforms/nvidia/enqcost.c -o enqcost -lOpenCL
  *   enqcost FILE.cl "OPTIONS" KERNEL ARGS [GLOBAL [LOCAL]]
  * ARGS: one letter per kernel argument, b a buffer, L a ulong, I a uint (values 0: the
- * kernel's work is not timed). Every enqueue sets the buffers again, as bicl does. */
+ * kernel's work is not timed). Every enqueue sets the buffers again, as bicl does.
+ * What bicl does around its enqueue, in the kernel's loop only (copy4's stays bare), from
+ * the environment: ENQCOST_QUERIES=k, k clGetMemObjectInfo and one clGetCommandQueueInfo
+ * per enqueue (bicl's validation); ENQCOST_TOUCH=KiB, that much host memory read and
+ * written per enqueue (the caches a library's own code and data take from the driver's);
+ * ENQCOST_TABLE=1, the last buffer argument a 128 KiB CL_MEM_READ_ONLY |
+ * CL_MEM_COPY_HOST_PTR buffer (bicl's lookup tables). The enqueue call alone is timed
+ * too. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdbool.h>
@@ -38,27 +45,74 @@ static cl_program build(cl_context c, cl_device_id d, const char *src, const cha
     return p;
 }
 
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : 0;
+}
+
+/* bicl's work around an enqueue (see the head comment); returns a checksum so that the
+ * touch is not optimised away */
+static unsigned perturb(cl_command_queue q, cl_mem *m, int queries, volatile unsigned char *touch,
+                        size_t touch_bytes)
+{
+    unsigned sum = 0;
+    for (int i = 0; i < queries; ++i) {
+        size_t size = 0;
+        clGetMemObjectInfo(m[i % 3], CL_MEM_SIZE, sizeof size, &size, NULL);
+        sum += (unsigned)size;
+    }
+    if (queries) {
+        cl_context c = NULL;
+        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof c, &c, NULL);
+    }
+    for (size_t i = 0; i < touch_bytes; i += 64)
+        sum += touch[i]++;
+    return sum;
+}
+
+static double enqueue_us_median; /* the enqueue call alone, of the last time_enqueue */
+
 /* median over 9 batches of 200 enqueues, each setting the buffer arguments first */
 static double time_enqueue(cl_command_queue q, cl_kernel k, const char *args, cl_mem *m, size_t g,
-                           size_t l)
+                           size_t l, bool perturbed)
 {
-    double t[9];
+    static volatile unsigned char touch[64 << 20];
+    static unsigned sink;
+    int queries = perturbed ? env_int("ENQCOST_QUERIES") : 0;
+    size_t touch_bytes = perturbed ? (size_t)env_int("ENQCOST_TOUCH") << 10 : 0;
+    if (touch_bytes > sizeof touch)
+        touch_bytes = sizeof touch;
+    double t[9], te[9];
     for (int r = 0; r < 9; ++r) {
         double t0 = now();
+        te[r] = 0;
         for (int it = 0; it < 200; ++it) {
+            sink += perturb(q, m, queries, touch, touch_bytes);
             int nb = 0;
             for (cl_uint a = 0; args[a]; ++a)
                 if (args[a] == 'b')
                     clSetKernelArg(k, a, sizeof(cl_mem), &m[nb++]);
+            double e0 = now();
             if (clEnqueueNDRangeKernel(q, k, 1, NULL, &g, l ? &l : NULL, 0, NULL, NULL) !=
                 CL_SUCCESS) {
                 fprintf(stderr, "enqueue failed\n");
                 exit(1);
             }
+            te[r] += now() - e0;
         }
         t[r] = (now() - t0) / 200 * 1e6;
+        te[r] = te[r] / 200 * 1e6;
         clFinish(q);
     }
+    for (int i = 0; i < 9; ++i)
+        for (int j = i + 1; j < 9; ++j)
+            if (te[j] < te[i]) {
+                double x = te[i];
+                te[i] = te[j];
+                te[j] = x;
+            }
+    enqueue_us_median = te[4];
     for (int i = 0; i < 9; ++i)
         for (int j = i + 1; j < 9; ++j)
             if (t[j] < t[i]) {
@@ -119,8 +173,26 @@ int main(int argc, char **argv)
             clSetKernelArg(k, a, sizeof zl, &zl);
         else if (argv[4][a] == 'I')
             clSetKernelArg(k, a, sizeof zi, &zi);
-    for (int round = 0; round < 3; ++round)
-        printf("%s %s: %.2f us per enqueue; copy4 (3 arguments) %.2f us\n", argv[3], argv[2],
-               time_enqueue(q, k, argv[4], m, g, l), time_enqueue(q, copy, "bbL", m, 1024, 0));
+    if (env_int("ENQCOST_TABLE")) {
+        static unsigned table[32768];
+        int last = 0;
+        for (int a = 0; argv[4][a]; ++a)
+            last += argv[4][a] == 'b';
+        if (last == 0 || last > 16) {
+            fprintf(stderr, "ENQCOST_TABLE needs 1 to 16 buffer arguments\n");
+            return 2;
+        }
+        clReleaseMemObject(m[last - 1]);
+        m[last - 1] =
+            clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof table, table, &e);
+    }
+    printf("queries %d, touch %d KiB, table %d\n", env_int("ENQCOST_QUERIES"),
+           env_int("ENQCOST_TOUCH"), env_int("ENQCOST_TABLE"));
+    for (int round = 0; round < 3; ++round) {
+        double tk = time_enqueue(q, k, argv[4], m, g, l, true), ek = enqueue_us_median;
+        double tc = time_enqueue(q, copy, "bbL", m, 1024, 0, false), ec = enqueue_us_median;
+        printf("%s %s: %.2f us per call (enqueue alone %.2f); copy4 (3 arguments) %.2f (%.2f)\n",
+               argv[3], argv[2], tk, ek, tc, ec);
+    }
     return 0;
 }

@@ -15,14 +15,16 @@
  * silu f32 2623 GB/s against 2453 at 8/1/128, gelu_tanh 2235 against 2133, gelu (erf) 2230
  * against 2033, softcap 2498 against 2198 (softcap takes the class since then), and the
  * gated units with a costly activation take it too; on the H200, against 2a2ef32 (same
- * run, softcap's division form there; docs/results/ab-h200-session21-f32act.txt): silu f32 0.59 -> 0.65 of
- * copy, softcap 0.40 -> 0.60, swiglu f32 0.69 -> 0.75 (class 32X2's 4/4/256 before; its
+ * run, softcap's division form there; docs/results/ab-h200-session21-f32act.txt): silu f32 0.59 ->
+ * 0.65 of copy, softcap 0.40 -> 0.60, swiglu f32 0.69 -> 0.75 (class 32X2's 4/4/256 before; its
  * sweep's best there, 4/8/128, 3243 GB/s against 3072 at 8/4/128). RoPE with an
  * f32 input (class ROPE32) 4/1/512: the llama3 table in place, f32, 3835 GB/s, the best of
  * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). f16 conversions
  * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
- * 2026-12-05, docs/performance.md). The activations' plain form (the last field, 0): the
- * fix-up form is for compilers that vectorise across work-items; not timed here. */
+ * 2026-12-05, docs/performance.md). The activations' plain form (the next field, 0): the
+ * fix-up form is for compilers that vectorise across work-items; not timed here. The lane
+ * loop unrolled (the last field, 1): H200, silu f32 rows_v4 0.43 -> 0.55 of copy, rows_v8
+ * 0.53 -> 0.58 (2026-12-04, docs/performance.md). */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
-             (8, 4, 128), (4, 1, 512), 0, 1, 0)
+             (8, 4, 128), (4, 1, 512), 0, 1, 0, 1)
