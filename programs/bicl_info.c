@@ -140,10 +140,12 @@ int main(int argc, char **argv)
            ctx->info.device_name, bicl_context_profile(ctx), v.vector_width, v.items_per_thread,
            v.work_group_size, bicl_fingerprint(ctx),
            (unsigned long long)bicl_fingerprint_hash(ctx));
-    printf("kernel forms: RoPE %s, f16 conversions %s, activations one per work-item %s\n",
+    printf("kernel forms: RoPE %s, f16 conversions %s, activations one per work-item %s, "
+           "vector kernels' lane loop %s\n",
            ctx->rope_rows ? "rows" : "units",
            ctx->f16_device ? "by the device (vload_half, vstore_half_rte)" : "by integer bit work",
-           ctx->act_fixup ? "fast form with fix-up (_rows_f)" : "plain (_rows_s)");
+           ctx->act_fixup ? "fast form with fix-up (_rows_f)" : "plain (_rows_s)",
+           ctx->unroll_lanes ? "unrolled" : "the compiler's");
     printf("disk cache: %s\n", ctx->cache_dir[0] ? ctx->cache_dir : "off");
     bicl_context_free(ctx);
     return 0;
