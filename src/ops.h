@@ -38,6 +38,7 @@ typedef struct bicl_op_info {
     float example[BICL_OP_MAX_PARAMS]; /* the parameters tests and the harness use */
     bicl_glu_order order;              /* GLU only */
     const char *expr;                  /* the row's EXPR, as written there */
+    bool fast;                         /* EXPR is BICL_CR1 or BICL_CR2 (bicl_op_has_fast) */
 } bicl_op_info;
 
 /* The kernel-name part of binary op code op (cl/bicl_pointwise_ops.h's BICL_BIN_*: "add",

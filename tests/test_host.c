@@ -760,6 +760,35 @@ static void launch_classes_of_dtypes(void **state)
     assert_int_equal(bicl_vclass_of_act(two16, 2, &bf16, 1), BICL_VCLASS_16);
 }
 
+/* The registry's fast flag, computed from each row's EXPR by the preprocessor (src/ops.c,
+ * FAST_CHECK), against the EXPR's text: a flag lost would put no op in the fix-up form or
+ * ACT32's launch (the same bits, a slower launch), a flag on an op without a fast form
+ * would name a kernel that its program does not hold. */
+static void fast_forms_follow_the_registry(void **state)
+{
+    (void)state;
+    int fast = 0;
+    for (int k = 0; k < 2; ++k) {
+        int n = k ? BICL_GLU_COUNT_ : BICL_UNARY_COUNT_;
+        for (int code = 0; code < n; ++code) {
+            const bicl_op_info *info = k ? bicl_glu_info(code) : bicl_unary_info(code);
+            if (!info)
+                continue;
+            bool cr = strncmp(info->expr, "BICL_CR1(", 9) == 0 ||
+                      strncmp(info->expr, "BICL_CR2(", 9) == 0;
+            assert_int_equal(bicl_op_has_fast(info), cr);
+            fast += cr;
+        }
+    }
+    assert_true(bicl_op_has_fast(bicl_unary_info(BICL_UNARY_SILU)));
+    assert_true(bicl_op_has_fast(bicl_unary_info(BICL_UNARY_SOFTCAP))); /* BICL_CR2 */
+    assert_true(bicl_op_has_fast(bicl_glu_info(BICL_GLU_GEGLU)));
+    assert_false(bicl_op_has_fast(bicl_unary_info(BICL_UNARY_RELU)));
+    assert_false(bicl_op_has_fast(bicl_glu_info(BICL_GLU_REGLU)));
+    assert_false(bicl_op_has_fast(NULL));
+    assert_true(fast > 5);
+}
+
 static void statuses_and_dtypes(void **state)
 {
     (void)state;
@@ -776,6 +805,7 @@ int main(void)
         cmocka_unit_test(options_refuse_and_keep_nothing),
         cmocka_unit_test(name_format_matches_snprintf),
         cmocka_unit_test(launch_classes_of_dtypes),
+        cmocka_unit_test(fast_forms_follow_the_registry),
         cmocka_unit_test(view_checks_give_their_status),
         cmocka_unit_test(alias_known_cases),
         cmocka_unit_test(alias_search_never_misses_an_overlap),
