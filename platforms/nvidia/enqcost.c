@@ -71,7 +71,19 @@ static unsigned perturb(cl_command_queue q, cl_mem *m, int queries, volatile uns
     return sum;
 }
 
-static double enqueue_us_median; /* the enqueue call alone, of the last time_enqueue */
+static double enqueue_us_median;
+
+static double median9(double *t)
+{
+    for (int i = 0; i < 9; ++i)
+        for (int j = i + 1; j < 9; ++j)
+            if (t[j] < t[i]) {
+                double x = t[i];
+                t[i] = t[j];
+                t[j] = x;
+            }
+    return t[4];
+} /* the enqueue call alone, of the last time_enqueue */
 
 /* median over 9 batches of 200 enqueues, each setting the buffer arguments first */
 static double time_enqueue(cl_command_queue q, cl_kernel k, const char *args, cl_mem *m, size_t g,
@@ -105,22 +117,8 @@ static double time_enqueue(cl_command_queue q, cl_kernel k, const char *args, cl
         te[r] = te[r] / 200 * 1e6;
         clFinish(q);
     }
-    for (int i = 0; i < 9; ++i)
-        for (int j = i + 1; j < 9; ++j)
-            if (te[j] < te[i]) {
-                double x = te[i];
-                te[i] = te[j];
-                te[j] = x;
-            }
-    enqueue_us_median = te[4];
-    for (int i = 0; i < 9; ++i)
-        for (int j = i + 1; j < 9; ++j)
-            if (t[j] < t[i]) {
-                double x = t[i];
-                t[i] = t[j];
-                t[j] = x;
-            }
-    return t[4];
+    enqueue_us_median = median9(te);
+    return median9(t);
 }
 
 int main(int argc, char **argv)
