@@ -12,7 +12,8 @@
  * per enqueue (bicl's validation); ENQCOST_TOUCH=KiB, that much host memory read and
  * written per enqueue (the caches a library's own code and data take from the driver's);
  * ENQCOST_TABLE=1, the last buffer argument a 128 KiB CL_MEM_READ_ONLY |
- * CL_MEM_COPY_HOST_PTR buffer (bicl's lookup tables). The enqueue call alone is timed
+ * CL_MEM_COPY_HOST_PTR buffer (bicl's lookup tables; 2 read-only filled by a write, 3
+ * read-write with CL_MEM_COPY_HOST_PTR, 4 read-write filled by a write). The enqueue call alone is timed
  * too. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -180,9 +181,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "ENQCOST_TABLE needs 1 to 16 buffer arguments\n");
             return 2;
         }
+        /* 1: as bicl's tables; 2: read-only, filled by a write; 3: read-write with
+         * COPY_HOST_PTR; 4: read-write, filled by a write (which flag costs the enqueue) */
+        int how = env_int("ENQCOST_TABLE");
+        cl_mem_flags flags = how <= 2 ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+        bool copy = how == 1 || how == 3;
         clReleaseMemObject(m[last - 1]);
-        m[last - 1] =
-            clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof table, table, &e);
+        m[last - 1] = clCreateBuffer(c, flags | (copy ? CL_MEM_COPY_HOST_PTR : 0), sizeof table,
+                                     copy ? table : NULL, &e);
+        if (!copy)
+            clEnqueueWriteBuffer(q, m[last - 1], CL_TRUE, 0, sizeof table, table, 0, NULL, NULL);
     }
     printf("queries %d, touch %d KiB, table %d\n", env_int("ENQCOST_QUERIES"),
            env_int("ENQCOST_TOUCH"), env_int("ENQCOST_TABLE"));
