@@ -107,9 +107,10 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
  * defines BICL_UNROLL_LANES (the profile's choice, src/profile.h): with the pragma NVIDIA's
  * kernels of the large elements (the correctly rounded activations) ran faster (H200: silu
  * f32 rows_v4 0.43 -> 0.55 of copy, rows_v8 0.53 -> 0.58; docs/performance.md; what the
- * compiler did without it was not read from its output), while on CPUs, which run these
- * kernels by default nowhere, it only multiplied the code to build (Intel's CPU compiler:
- * silu f32's program 2.8 -> 1.7 s). Speed only: the same element for the same lanes. */
+ * compiler did without it was not read from its output), while on CPUs, whose profiles
+ * launch none of these kernels by default, it only multiplied the code to build (Intel's
+ * CPU compiler: silu f32's program 2.8 -> 1.7 s). Speed only: the same element for the
+ * same lanes. */
 #ifdef BICL_UNROLL_LANES
 #define BICL_FOR_LANES(l, VW) _Pragma("unroll") for (int l = 0; l < (VW); ++l)
 #else
