@@ -53,8 +53,8 @@ _Static_assert(BICL_BINARY_ADD == BICL_BIN_ADD && BICL_BINARY_SUB == BICL_BIN_SU
 /* clang-format off */
 /* EXPR is stringised where the row is taken apart, before BICL_CR1 / BICL_CR2 expand */
 #define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER, EXPR, FAST)             \
-    [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, ulp,             \
-              {UNPAREN EXAMPLE}, ORDER, EXPR, FAST},
+    [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, FAST, ulp,       \
+              {UNPAREN EXAMPLE}, ORDER, EXPR},
 #define UNARY_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)            \
     ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, BICL_GLU_ORDER_ACT, #EXPR,         \
         FAST_CHECK(FAST_PROBE_##EXPR))

@@ -34,11 +34,11 @@ typedef struct bicl_op_info {
     const char *params; /* their field names, comma separated ("" for none) */
     bicl_param_check check;
     bool table;                        /* 16-bit inputs may read a lookup table */
+    bool fast;                         /* EXPR is BICL_CR1 or BICL_CR2 (bicl_op_has_fast) */
     unsigned ulp;                      /* bound, f32 steps from correctly rounded */
     float example[BICL_OP_MAX_PARAMS]; /* the parameters tests and the harness use */
     bicl_glu_order order;              /* GLU only */
     const char *expr;                  /* the row's EXPR, as written there */
-    bool fast;                         /* EXPR is BICL_CR1 or BICL_CR2 (bicl_op_has_fast) */
 } bicl_op_info;
 
 /* The kernel-name part of binary op code op (cl/bicl_pointwise_ops.h's BICL_BIN_*: "add",
