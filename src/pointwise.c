@@ -55,16 +55,14 @@ static bool finite(float v)
     return isfinite(v);
 }
 
-/* The launch class of a unary op or gated unit over the dtypes d (n_in inputs, then the
- * output): a costly op (fast: it has a correctly rounded fast form, as softcap; or its row
- * has a table column) computed from 32-bit inputs is bound by arithmetic and takes class
- * ACT32 (src/profile.h); the others (relu, swiglu_oai, ...) their dtypes' class. The
- * caller asks bicl_op_has_fast once per call and uses it for the fix-up form too. */
-static bicl_vclass op_launch_class(const bicl_op_info *info, bool fast, const bicl_dtype *d,
-                                   int n_in)
+/* The launch class of a unary op or gated unit of row info over the dtypes d (n_in inputs,
+ * then the output): a costly op (its row's table column, or a correctly rounded one with a
+ * fast form: softcap) computed from 32-bit inputs is bound by arithmetic and takes class
+ * ACT32 (src/profile.h); the others (relu, swiglu_oai, ...) their dtypes' class. */
+static bicl_vclass op_launch_class(const bicl_op_info *info, const bicl_dtype *d, int n_in)
 {
-    return info->table || fast ? bicl_vclass_of_act(d, n_in, d + n_in, 1)
-                               : bicl_vclass_of(d, n_in, d + n_in, 1);
+    return info->table || info->fast ? bicl_vclass_of_act(d, n_in, d + n_in, 1)
+                                     : bicl_vclass_of(d, n_in, d + n_in, 1);
 }
 
 /* ---------------------------------------------------------------- unary */
@@ -114,10 +112,9 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     /* an op with a fast form in the fix-up kernel form where the profile wants it */
     char fix_instance[BICL_INSTANCE_MAX];
     bicl_fix_form fix = {fix_instance, base};
-    const bool fast = bicl_op_has_fast(info);
-    bool fixup = ctx->act_fixup && fast;
+    bool fixup = ctx->act_fixup && info->fast;
     const bicl_dtype d[2] = {x->dtype, y->dtype};
-    bicl_vclass cls = op_launch_class(info, fast, d, 1);
+    bicl_vclass cls = op_launch_class(info, d, 1);
     if (fixup)
         bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
                          info->kname, info->id, info->n_params, ti, to);
@@ -192,15 +189,14 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
      * where the profile wants it (the single-rounding one has none) */
     char fix_instance[BICL_INSTANCE_MAX], fix_base[64];
     bicl_fix_form fix = {fix_instance, fix_base};
-    const bool fast = bicl_op_has_fast(info);
-    bool fixup = ctx->act_fixup && !once && fast;
+    bool fixup = ctx->act_fixup && !once && info->fast;
     if (fixup) { /* a program per rounding dtype, a constant there (cl/glu.cl) */
         bicl_name_format(fix_instance, sizeof fix_instance, "GLU_FIX(%s, %s, %s, %s, %d)",
                          info->kname, info->id, ti, to, (int)round_dt);
         bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
     }
     const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
-    return bicl_launch_elementwise_as(ctx, memo, op_launch_class(info, fast, d, 2), queue,
+    return bicl_launch_elementwise_as(ctx, memo, op_launch_class(info, d, 2), queue,
                                       BICL_FAMILY_GLU, instance, fixup ? &fix : NULL, base, ops, 3,
                                       extra, 3, n_wait, wait, done);
 }
