@@ -104,15 +104,18 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         for (ulong u = get_global_id(0) + (ulong)k_ * get_global_size(0); u < (count); u = (count))
 
 /* The rows templates' loop over a vector's lanes, unrolled by request where the host
- * defines BICL_UNROLL_LANES (the profile's choice, src/profile.h): with the pragma NVIDIA's
- * kernels of the large elements (the correctly rounded activations) ran faster (H200: silu
- * f32 rows_v4 0.43 -> 0.55 of copy, rows_v8 0.53 -> 0.58; docs/performance.md; what the
+ * defines BICL_UNROLL_LANES and kept a loop by request where it defines BICL_ROLL_LANES
+ * (the profile's choice, src/profile.h; else the compiler's). Unrolled, NVIDIA's kernels
+ * of the large elements (the correctly rounded activations) ran faster (H200: silu f32
+ * rows_v4 0.43 -> 0.55 of copy, rows_v8 0.53 -> 0.58; docs/performance.md; what the
  * compiler did without it was not read from its output), while on CPUs, whose profiles
  * launch none of these kernels by default, it only multiplied the code to build (Intel's
- * CPU compiler: silu f32's program 2.8 -> 1.7 s). Speed only: the same element for the
- * same lanes. */
-#ifdef BICL_UNROLL_LANES
+ * CPU compiler: silu f32's program 2.8 -> 1.7 s); Intel's compiler unrolls the plain loop
+ * itself: kept a loop, 2.6 -> 1.5 s. Speed only: the same element for the same lanes. */
+#if defined(BICL_UNROLL_LANES)
 #define BICL_FOR_LANES(l, VW) _Pragma("unroll") for (int l = 0; l < (VW); ++l)
+#elif defined(BICL_ROLL_LANES)
+#define BICL_FOR_LANES(l, VW) _Pragma("unroll 1") for (int l = 0; l < (VW); ++l)
 #else
 #define BICL_FOR_LANES(l, VW) for (int l = 0; l < (VW); ++l)
 #endif

@@ -145,7 +145,9 @@ int main(int argc, char **argv)
            ctx->rope_rows ? "rows" : "units",
            ctx->f16_device ? "by the device (vload_half, vstore_half_rte)" : "by integer bit work",
            ctx->act_fixup ? "fast form with fix-up (_rows_f)" : "plain (_rows_s)",
-           ctx->unroll_lanes ? "unrolled" : "the compiler's");
+           ctx->lane_loop == BICL_LANE_LOOP_UNROLLED ? "unrolled"
+           : ctx->lane_loop == BICL_LANE_LOOP_ROLLED ? "kept a loop (unroll 1)"
+                                                     : "the compiler's");
     printf("disk cache: %s\n", ctx->cache_dir[0] ? ctx->cache_dir : "off");
     bicl_context_free(ctx);
     return 0;

@@ -159,14 +159,28 @@ static bool env_form(const char *var, const char *off, const char *on, int profi
     return profile_choice != 0;
 }
 
+/* The vector kernels' lane loop: $BICL_LANE_LOOP "loop" (the compiler's choice),
+ * "unrolled" or "rolled", any other value or none the profile's. */
+static int env_lane_loop(int profile_choice)
+{
+    static const char *const names[] = {[BICL_LANE_LOOP_COMPILER] = "loop",
+                                        [BICL_LANE_LOOP_UNROLLED] = "unrolled",
+                                        [BICL_LANE_LOOP_ROLLED] = "rolled"};
+    const char *v = getenv("BICL_LANE_LOOP");
+    for (int i = 0; v && i < 3; ++i)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    return profile_choice;
+}
+
 /* How kernels convert f16 ($BICL_F16_CONVERT "bits" or "device"), the computed
  * activations' one-element form ($BICL_ACT_FORM "plain" or "fixup") and the vector
- * kernels' lane loop ($BICL_LANE_LOOP "loop" or "unrolled"). */
+ * kernels' lane loop. */
 static void resolve_env_forms(bicl_context *ctx)
 {
     ctx->f16_device = env_form("BICL_F16_CONVERT", "bits", "device", ctx->profile->f16_device);
     ctx->act_fixup = env_form("BICL_ACT_FORM", "plain", "fixup", ctx->profile->act_fixup);
-    ctx->unroll_lanes = env_form("BICL_LANE_LOOP", "loop", "unrolled", ctx->profile->unroll_lanes);
+    ctx->lane_loop = env_lane_loop(ctx->profile->lane_loop);
 }
 
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,

@@ -35,7 +35,7 @@ struct bicl_context {
                              * or $BICL_F16_CONVERT): a source define, cl/bicl_convert.h */
     bool act_fixup;         /* computed activations with a fast form in the fix-up kernel form
                              * (the profile's, or $BICL_ACT_FORM): src/pointwise.c */
-    bool unroll_lanes;      /* the vector kernels' lane loop unrolled by request (the
+    int lane_loop;          /* the vector kernels' lane loop, a bicl_lane_loop (the
                              * profile's, or $BICL_LANE_LOOP): a source define,
                              * cl/bicl_kernel.h */
     char fingerprint[3072]; /* holds every field at its longest: no truncation */

@@ -49,6 +49,15 @@ typedef enum bicl_vclass {
 } bicl_vclass;
 #define BICL_VCLASS_COUNT 8
 
+/* The vector kernels' loop over lanes: as the compiler chooses, unrolled by request, or
+ * kept a loop by request (no unrolling: what a CPU profile that launches no vector kernel
+ * by default builds fastest). */
+typedef enum bicl_lane_loop {
+    BICL_LANE_LOOP_COMPILER = 0,
+    BICL_LANE_LOOP_UNROLLED = 1,
+    BICL_LANE_LOOP_ROLLED = 2
+} bicl_lane_loop;
+
 /* A vendor's default variant per launch class. */
 typedef struct bicl_profile {
     const char *name;
@@ -59,9 +68,8 @@ typedef struct bicl_profile {
     int act_fixup;  /* a computed activation with a fast form, one element per work-item:
                      * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
                      * cl/bicl_kernel.h: the same bits) */
-    int unroll_lanes; /* the vector kernels' loop over lanes: 0 as the compiler chooses,
-                       * 1 unrolled by request (cl/bicl_kernel.h, BICL_FOR_LANES: the
-                       * same bits) */
+    int lane_loop;  /* the vector kernels' loop over lanes (cl/bicl_kernel.h, BICL_FOR_LANES:
+                     * the same bits in every form): a bicl_lane_loop */
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);

@@ -36,6 +36,19 @@ void bicl_program_cache_key(const bicl_context *ctx, bicl_family family, const c
              bicl_family_name(family), options, (unsigned long long)src);
 }
 
+/* The source define of a lane-loop form (cl/bicl_kernel.h's BICL_FOR_LANES). */
+static const char *lane_loop_define(int lane_loop)
+{
+    switch (lane_loop) {
+    case BICL_LANE_LOOP_UNROLLED:
+        return "#define BICL_UNROLL_LANES 1\n";
+    case BICL_LANE_LOOP_ROLLED:
+        return "#define BICL_ROLL_LANES 1\n";
+    default:
+        return "";
+    }
+}
+
 bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, const char *instance,
                                 char **text, size_t *size)
 {
@@ -45,11 +58,11 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, con
     /* The pragma leads every program; internal switches are source text, so that the
      * build options stay exactly the fixed ones and callers cannot inject -D. */
     char prefix[224], suffix[BICL_INSTANCE_MAX + 2] = "";
-    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s",
-                        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
-                        ctx->f16_device ? "#define BICL_F16_DEVICE 1\n" : "",
-                        ctx->unroll_lanes ? "#define BICL_UNROLL_LANES 1\n" : "",
-                        instance ? "#define BICL_SELECTED 1\n" : "");
+    int plen =
+        snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s",
+                 (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
+                 ctx->f16_device ? "#define BICL_F16_DEVICE 1\n" : "",
+                 lane_loop_define(ctx->lane_loop), instance ? "#define BICL_SELECTED 1\n" : "");
     if (instance)
         snprintf(suffix, sizeof suffix, "%s\n", instance);
     size_t slen = strlen(suffix), total = (size_t)plen + src->size + slen;

@@ -2,8 +2,10 @@
 # check_cl_portable.sh BICL_INFO [CLANG] - every kernel family's program text (the self-test
 # included), and the instances the whole-family text does not expand (the fix-up forms,
 # the specialised RoPE kernels), parse as strict OpenCL C 1.2: clang -cl-std=CL1.2
-# -Werror=pedantic; twice: with the test device's profile, and with the f16 conversions in
-# the device form (BICL_F16_CONVERT=device, NVIDIA's profile: BICL_F16_DEVICE). PoCL
+# -Werror=pedantic; twice: with the test device's profile, and with NVIDIA's forms (the f16
+# conversions by the device, BICL_F16_DEVICE; the lane loop unrolled, BICL_UNROLL_LANES);
+# and the one-input template's family (unary) with the lane loop kept a loop
+# (BICL_ROLL_LANES, the generic profile's: Intel's CPU runtime). PoCL
 # accepts Clang's extensions (variadic macros among them) that NVIDIA's compiler refuses
 # ("variadic macros not supported in OpenCL": the unary, glu, binary and mask programs of
 # 102c85b..fe342fb failed to build on the H200), so CI, which has no NVIDIA device,
@@ -18,7 +20,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 status=0
 check() { # FAMILY [INSTANCE]
-    name="$1${2:+ $2}${BICL_F16_CONVERT:+ (f16 $BICL_F16_CONVERT)}"
+    name="$1${2:+ $2}${BICL_F16_CONVERT:+ (f16 $BICL_F16_CONVERT)}${BICL_LANE_LOOP:+ (lanes $BICL_LANE_LOOP)}"
     if ! "$info" --device "$dev" --source "$@" >"$dir/p.cl" 2>"$dir/err.txt"; then
         echo "FAIL $name: bicl-info: $(cat "$dir/err.txt")"; status=1; return
     fi
@@ -45,7 +47,11 @@ check_all() {
     check rope 'ROPE_MROWS_SPEC_IP(f16, f16, 48, 64, 0, 0, 0, 0, 32, 8, 2, 24, 20, 20)'
 }
 check_all
-BICL_F16_CONVERT=device
-export BICL_F16_CONVERT
+BICL_F16_CONVERT=device BICL_LANE_LOOP=unrolled
+export BICL_F16_CONVERT BICL_LANE_LOOP
 check_all
+unset BICL_F16_CONVERT
+BICL_LANE_LOOP=rolled
+check unary
+grep -q '^#define BICL_ROLL_LANES 1$' "$dir/p.cl" || { echo "FAIL unary (lanes rolled): no BICL_ROLL_LANES"; status=1; }
 exit $status
