@@ -53,9 +53,11 @@ BICL_FN float bicl_round_to_storage(float x, int dt)
  * BICL_M_CR_FAST1, _FAST2): a plain call here, f_fast in bicl_op_unary_fast below, which
  * redefines both for its own body and restores them (a macro expands where it is used).
  * One macro per arity: OpenCL C 1.2 has no variadic macros (NVIDIA's compiler refuses
- * them). */
-#define BICL_CR1(f, a)    f(a)
-#define BICL_CR2(f, a, b) f(a, b)
+ * them). BICL_CR1_LONG(f, a) is BICL_CR1 wherever it expands (the registry's mark of the
+ * longest double paths, read by the host's launch class only: src/ops.c). */
+#define BICL_CR1(f, a)      f(a)
+#define BICL_CR2(f, a, b)   f(a, b)
+#define BICL_CR1_LONG(f, a) BICL_CR1(f, a)
 
 /* Unary ops: exact or within the ulp bound of their registry row (docs/accuracy.md).
  * p0..p3: the op's parameters (bicl_ops.def's PF column), unused ones 0. The identity

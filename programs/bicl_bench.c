@@ -294,6 +294,7 @@ static const op_spec ops[] = {
     {"relu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_RELU},
     {"swiglu", BICL_BF16, BICL_BF16, OP_GLU, BICL_GLU_SWIGLU},
     {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
+    {"geglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_GEGLU},
     {"add", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_ADD},
     {"add", BICL_BF16, BICL_BF16, OP_BINARY, BICL_BINARY_ADD},
     {"mul", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_MUL},
@@ -351,6 +352,7 @@ static const op_spec normal_ops[] = {
     {"gelu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU},
     {"gelu_tanh", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_GELU_TANH},
     {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
+    {"geglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_GEGLU},
 };
 
 static void fill_normal32(bench *b, size_t bytes)
@@ -1024,6 +1026,7 @@ static void variant_sweep(bench *b, size_t bytes)
         {"relu", BICL_F32, BICL_F32, OP_UNARY, BICL_UNARY_RELU},
         {"swiglu", BICL_BF16, BICL_BF16, OP_GLU, BICL_GLU_SWIGLU},
         {"swiglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_SWIGLU},
+        {"geglu", BICL_F32, BICL_F32, OP_GLU, BICL_GLU_GEGLU},
         {"add", BICL_F32, BICL_F32, OP_BINARY, BICL_BINARY_ADD},
         {"add", BICL_BF16, BICL_BF16, OP_BINARY, BICL_BINARY_ADD},
         {"scale", BICL_F32, BICL_F32, OP_SCALE, 0},

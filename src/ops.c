@@ -42,25 +42,28 @@ _Static_assert(BICL_BINARY_ADD == BICL_BIN_ADD && BICL_BINARY_SUB == BICL_BIN_SU
 #define ORDER_OF_WHOLE        BICL_GLU_ORDER_WHOLE
 /* FAST_CHECK(FAST_PROBE_##EXPR), written in the row macros where EXPR is still as the row
  * wrote it (a parameter next to ## is not expanded; passed on, BICL_CR1 would expand): 1
- * where the row's EXPR is BICL_CR1(f, a) or BICL_CR2(f, a, b), a function with a fast form,
- * else 0, at compile time. Every row's EXPR begins with a name; FAST_PROBE_ pasted to it
- * is a macro giving "~, 1" for those two heads only, and FAST_SECOND picks what follows the
- * first argument: that 1, or the 0 FAST_CHECK appends. */
-#define FAST_PROBE_BICL_CR1(...) ~, 1
-#define FAST_PROBE_BICL_CR2(...) ~, 1
-#define FAST_SECOND(a, b, ...)   b
-#define FAST_CHECK(...)          FAST_SECOND(__VA_ARGS__, 0, ~)
+ * where the row's EXPR is BICL_CR1(f, a), BICL_CR1_LONG(f, a) or BICL_CR2(f, a, b), a
+ * function with a fast form, else 0, at compile time. Every row's EXPR begins with a name;
+ * FAST_PROBE_ pasted to it is a macro giving "~, 1" for those heads only, and FAST_SECOND
+ * picks what follows the first argument: that 1, or the 0 FAST_CHECK appends. LONG_PROBE_
+ * does the same for BICL_CR1_LONG alone (the longest double paths). */
+#define FAST_PROBE_BICL_CR1(...)      ~, 1
+#define FAST_PROBE_BICL_CR1_LONG(...) ~, 1
+#define FAST_PROBE_BICL_CR2(...)      ~, 1
+#define LONG_PROBE_BICL_CR1_LONG(...) ~, 1
+#define FAST_SECOND(a, b, ...)        b
+#define FAST_CHECK(...)               FAST_SECOND(__VA_ARGS__, 0, ~)
 /* clang-format off */
 /* EXPR is stringised where the row is taken apart, before BICL_CR1 / BICL_CR2 expand */
-#define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER, EXPR, FAST)             \
-    [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, FAST, ulp,       \
+#define ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER, EXPR, FAST, LONG)       \
+    [code] = {#name, #ID, #kname, code, FIELDS_##PF, BICL_PCHECK_##PCHECK, table, FAST, LONG, ulp, \
               {UNPAREN EXAMPLE}, ORDER, EXPR},
 #define UNARY_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR)            \
     ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, BICL_GLU_ORDER_ACT, #EXPR,         \
-        FAST_CHECK(FAST_PROBE_##EXPR))
+        FAST_CHECK(FAST_PROBE_##EXPR), FAST_CHECK(LONG_PROBE_##EXPR))
 #define GLU_ROW(ID, name, code, kname, PF, PCHECK, table, ulp, ORACLE, EXAMPLE, EXPR, ORDER)       \
     ROW(ID, name, code, kname, PF, PCHECK, table, ulp, EXAMPLE, ORDER_OF_##ORDER, #EXPR,           \
-        FAST_CHECK(FAST_PROBE_##EXPR))
+        FAST_CHECK(FAST_PROBE_##EXPR), FAST_CHECK(LONG_PROBE_##EXPR))
 /* clang-format on */
 
 static const bicl_op_info unary_rows[BICL_UNARY_COUNT_] = {BICL_UNARY_OPS(UNARY_ROW)};

@@ -34,7 +34,8 @@ typedef struct bicl_op_info {
     const char *params; /* their field names, comma separated ("" for none) */
     bicl_param_check check;
     bool table;                        /* 16-bit inputs may read a lookup table */
-    bool fast;                         /* EXPR is BICL_CR1 or BICL_CR2 (bicl_op_has_fast) */
+    bool fast;      /* EXPR is BICL_CR1, BICL_CR1_LONG or BICL_CR2 (bicl_op_has_fast) */
+    bool long_path; /* EXPR is BICL_CR1_LONG: launch class ACT32L (src/profile.h) */
     unsigned ulp;                      /* bound, f32 steps from correctly rounded */
     float example[BICL_OP_MAX_PARAMS]; /* the parameters tests and the harness use */
     bicl_glu_order order;              /* GLU only */

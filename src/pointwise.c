@@ -61,7 +61,7 @@ static bool finite(float v)
  * ACT32 (src/profile.h); the others (relu, swiglu_oai, ...) their dtypes' class. */
 static bicl_vclass op_launch_class(const bicl_op_info *info, const bicl_dtype *d, int n_in)
 {
-    return info->table || info->fast ? bicl_vclass_of_act(d, n_in, d + n_in, 1)
+    return info->table || info->fast ? bicl_vclass_of_act(d, n_in, d + n_in, 1, info->long_path)
                                      : bicl_vclass_of(d, n_in, d + n_in, 1);
 }
 

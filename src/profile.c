@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32, ROPE_FORM,
- * F16_DEVICE, ACT_FIXUP, LANE_LOOP): a variant (vw, ipt, wg) per class, the RoPE form (0
+/* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32, VACT32L,
+ * ROPE_FORM, F16_DEVICE, ACT_FIXUP, LANE_LOOP): a variant (vw, ipt, wg) per class, the RoPE form (0
  * units, 1 rows), the f16 conversions (0 integer bit work, 1 the device's), the computed
  * activations' one-element form (0 plain, 1 fix-up) and the vector kernels' lane loop (a
  * bicl_lane_loop: 0 as the compiler chooses, 1 unrolled, 2 kept a loop) */
@@ -14,11 +14,12 @@
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
-#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32, rope_form,     \
-                     f16_device, act_fixup, lane_loop)                                             \
+#define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32, vact32l,       \
+                     rope_form, f16_device, act_fixup, lane_loop)                                  \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
-      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32}, \
+      BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32,  \
+      BICL_PROFILE_V vact32l},                                                                     \
      rope_form,                                                                                    \
      f16_device,                                                                                   \
      act_fixup,                                                                                    \
@@ -32,7 +33,15 @@ static const bicl_profile profiles[] = {
      * compiler unrolled it and built silu f32's program in 2.6-2.7 s, 1.45-1.50 s without
      * (docs/performance.md, twenty-fourth session). */
     {"generic",
-     {{1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}, {1, 1, 0}},
+     {{1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0},
+      {1, 1, 0}},
      0,
      0,
      0,
@@ -103,10 +112,13 @@ bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out
     return widest >= 4 ? BICL_VCLASS_MIXED : BICL_VCLASS_16;
 }
 
-bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out)
+bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out,
+                               bool long_path)
 {
     bicl_vclass c = bicl_vclass_of(in, n_in, out, n_out);
-    return c == BICL_VCLASS_32 || c == BICL_VCLASS_32X2 ? BICL_VCLASS_ACT32 : c;
+    if (c != BICL_VCLASS_32 && c != BICL_VCLASS_32X2)
+        return c;
+    return long_path ? BICL_VCLASS_ACT32L : BICL_VCLASS_ACT32;
 }
 
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out)

@@ -5,6 +5,8 @@
 
 #include "bicl/bicl.h"
 
+#include <stdbool.h>
+
 /* Launch classes, each with its own default variant. Elementwise launches by element
  * size (the best vector width depends on it: NVIDIA wants 16-byte accesses of the
  * widest operand, PoCL vectorises 32-bit loads well and 16-bit ones badly):
@@ -36,7 +38,12 @@
  *                       f32 ran 3195 GB/s in it against 2948 in class 32X2 (its sweep's
  *                       best, 4/8/128, 3243). Of the ops with parameters (no table) softcap
  *                       takes this class (a fast form); xielu (expm1 on one side)
- *                       keeps class 32, not measured here (docs/performance.md) */
+ *                       keeps class 32, not measured here (docs/performance.md)
+ *   BICL_VCLASS_ACT32L  the same for an op whose row marks the longest double path
+ *                       (BICL_CR1_LONG: gelu (erf) and geglu), whose registers and
+ *                       branches favour fewer elements per work-item: on the H100 gelu
+ *                       f32's sweep had every 4-wide variant at 1202-1253 GB/s against
+ *                       1027 at ACT32's 8/4/128 (docs/performance.md) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,
@@ -45,9 +52,10 @@ typedef enum bicl_vclass {
     BICL_VCLASS_TABLE,
     BICL_VCLASS_ROPE16,
     BICL_VCLASS_ACT32,
-    BICL_VCLASS_ROPE32
+    BICL_VCLASS_ROPE32,
+    BICL_VCLASS_ACT32L
 } bicl_vclass;
-#define BICL_VCLASS_COUNT 8
+#define BICL_VCLASS_COUNT 9
 
 /* The vector kernels' loop over lanes: as the compiler chooses, unrolled by request, or
  * kept a loop by request (no unrolling: what a CPU profile that launches no vector kernel
@@ -80,8 +88,10 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
 /* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
 bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
 /* The class of a computed activation (bicl_unary or bicl_glu of a costly op, no table):
- * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32 or BICL_VCLASS_32X2. */
-bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
+ * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32 or BICL_VCLASS_32X2, or
+ * BICL_VCLASS_ACT32L there for an op of the longest double path (long_path). */
+bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out,
+                               bool long_path);
 /* The class of a RoPE launch (1-D or M-RoPE) of input dtype in and output dtype out. */
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out);
 

@@ -753,11 +753,14 @@ static void launch_classes_of_dtypes(void **state)
     assert_int_equal(bicl_vclass_of_rope(BICL_F32, BICL_BF16), BICL_VCLASS_ROPE32);
     assert_int_equal(bicl_vclass_of_rope(BICL_BF16, BICL_F32), BICL_VCLASS_MIXED);
     /* computed activations: 32-bit inputs (one, or a gated unit's two) get their own class */
-    assert_int_equal(bicl_vclass_of_act(&f32, 1, &f32, 1), BICL_VCLASS_ACT32);
-    assert_int_equal(bicl_vclass_of_act(&f32, 1, &bf16, 1), BICL_VCLASS_ACT32);
-    assert_int_equal(bicl_vclass_of_act(two32, 2, &f32, 1), BICL_VCLASS_ACT32); /* gated */
-    assert_int_equal(bicl_vclass_of_act(mixed, 2, &f32, 1), BICL_VCLASS_MIXED);
-    assert_int_equal(bicl_vclass_of_act(two16, 2, &bf16, 1), BICL_VCLASS_16);
+    for (int lp = 0; lp < 2; ++lp) {
+        bicl_vclass act = lp ? BICL_VCLASS_ACT32L : BICL_VCLASS_ACT32;
+        assert_int_equal(bicl_vclass_of_act(&f32, 1, &f32, 1, lp), act);
+        assert_int_equal(bicl_vclass_of_act(&f32, 1, &bf16, 1, lp), act);
+        assert_int_equal(bicl_vclass_of_act(two32, 2, &f32, 1, lp), act); /* gated */
+        assert_int_equal(bicl_vclass_of_act(mixed, 2, &f32, 1, lp), BICL_VCLASS_MIXED);
+        assert_int_equal(bicl_vclass_of_act(two16, 2, &bf16, 1, lp), BICL_VCLASS_16);
+    }
 }
 
 /* The registry's fast flag, computed from each row's EXPR by the preprocessor (src/ops.c,
@@ -774,9 +777,11 @@ static void fast_forms_follow_the_registry(void **state)
             const bicl_op_info *info = k ? bicl_glu_info(code) : bicl_unary_info(code);
             if (!info)
                 continue;
+            bool long_path = strncmp(info->expr, "BICL_CR1_LONG(", 14) == 0;
             bool cr = strncmp(info->expr, "BICL_CR1(", 9) == 0 ||
-                      strncmp(info->expr, "BICL_CR2(", 9) == 0;
+                      strncmp(info->expr, "BICL_CR2(", 9) == 0 || long_path;
             assert_int_equal(bicl_op_has_fast(info), cr);
+            assert_int_equal(info->long_path, long_path);
             fast += cr;
         }
     }
@@ -787,6 +792,12 @@ static void fast_forms_follow_the_registry(void **state)
     assert_false(bicl_op_has_fast(bicl_glu_info(BICL_GLU_REGLU)));
     assert_false(bicl_op_has_fast(NULL));
     assert_true(fast > 5);
+    /* the longest double path: gelu (erf) and its gated unit, nothing else of silu's kind */
+    assert_true(bicl_unary_info(BICL_UNARY_GELU)->long_path);
+    assert_true(bicl_glu_info(BICL_GLU_GEGLU)->long_path);
+    assert_false(bicl_unary_info(BICL_UNARY_SILU)->long_path);
+    assert_false(bicl_unary_info(BICL_UNARY_GELU_TANH)->long_path);
+    assert_false(bicl_glu_info(BICL_GLU_SWIGLU)->long_path);
 }
 
 static void statuses_and_dtypes(void **state)

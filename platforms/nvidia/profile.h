@@ -19,7 +19,10 @@
  * 0.65 of copy, softcap 0.40 -> 0.60, swiglu f32 0.69 -> 0.75 (class 32X2's 4/4/256 before; its
  * sweep's best there, 4/8/128, 3243 GB/s against 3072 at 8/4/128). RoPE with an
  * f32 input (class ROPE32) 4/1/512: the llama3 table in place, f32, 3835 GB/s, the best of
- * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). f16 conversions
+ * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). The longest
+ * activation path, gelu (erf) and geglu (class ACT32L, after ROPE32) 4/8/128: on the H100
+ * (2026-12-06, the sweep above) gelu f32's every 4-wide variant ran 1202-1253 GB/s against
+ * 1027 at ACT32's 8/4/128 (on the standard fill; its erf series). f16 conversions
  * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
  * 2026-12-05, docs/performance.md). The activations' plain form (the next field, 0): the
@@ -29,4 +32,4 @@
  * f32 0.63 against 0.87, swiglu 0.64 against 0.98, gelu (erf) alone faster in the loop, 0.42
  * against 0.34 (2026-12-06, docs/performance.md). */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
-             (8, 4, 128), (4, 1, 512), 0, 1, 0, 1)
+             (8, 4, 128), (4, 1, 512), (4, 8, 128), 0, 1, 0, 1)

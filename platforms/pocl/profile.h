@@ -28,10 +28,11 @@
  * which PoCL vectorises (bf16 llama3 table 4.2-4.3 -> 16.7-17.7 GB/s at 64 MiB,
  * docs/performance.md, 2026-12-04). f16 conversions by integer bit work (the next field):
  * PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against 4.9-9.4 in
- * the same runs; 2026-12-05). The computed activations with a fast form in the fix-up
- * form (the last field, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30 of
+ * the same runs; 2026-12-05). The longest activation paths (class ACT32L, after ROPE32)
+ * 1/1/0 as ACT32. The computed activations with a fast form in the fix-up form (the
+ * next-to-last field, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30 of
  * copy at 64 MiB, docs/performance.md, 2026-12-05). The vector kernels' lane loop as the
  * compiler chooses (the last field, 0): no default launch here runs a vector kernel of the
  * elementwise templates, and the unrolled loop made every program larger to build. */
 BICL_PROFILE("pocl", (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
-             (4, 4, 0), 1, 0, 1, 0)
+             (4, 4, 0), (1, 1, 0), 1, 0, 1, 0)
