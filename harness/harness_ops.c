@@ -960,6 +960,7 @@ typedef struct rope_def {
     bicl_rope_config cfg;
     int hq, hk;
     bicl_rope_source source;
+    bool in_place; /* q and k rotated in place (their output views), as engines do */
 } rope_def;
 
 #define MAX_HALF 256 /* Gemma 4's global layers: head_dim 512 */
@@ -1050,7 +1051,23 @@ static bicl_tensor positions_view(const harness_call *call)
     return bicl_tensor_contiguous(call->positions_mem, BICL_I32, 0, 1, &call->rows);
 }
 
-/* q and k in one launch, then the plan's out-of-range counter must be clear. */
+/* Operand i's rows copied from its input buffer into its output buffer, at the output
+ * view's offset and row pitch: where an in-place rotation starts. */
+static cl_int copy_rows_to_output(const harness_op *op, const harness_call *call, int i,
+                                  cl_event *done)
+{
+    size_t es = bicl_dtype_size(op->in[i].dtype), width = op->in[i].features * es;
+    const harness_buffer *src = &call->in[i], *dst = &call->out[i];
+    size_t src_origin[3] = {src->offset * es, 0, 0}, dst_origin[3] = {dst->offset * es, 0, 0};
+    size_t region[3] = {width, call->rows, 1};
+    size_t src_pitch = src->row_stride * es > width ? src->row_stride * es : width;
+    size_t dst_pitch = dst->row_stride * es > width ? dst->row_stride * es : width;
+    return clEnqueueCopyBufferRect(call->queue, src->mem, dst->mem, src_origin, dst_origin, region,
+                                   src_pitch, 0, dst_pitch, 0, 0, NULL, done);
+}
+
+/* q and k in one launch (in place: on their output views, after the inputs are copied
+ * there), then the plan's out-of-range counter must be clear. */
 static bicl_status rope_run(const harness_op *op, const harness_call *call)
 {
     const rope_def *def = op->params;
@@ -1058,8 +1075,25 @@ static bicl_status rope_run(const harness_op *op, const harness_call *call)
     bicl_tensor pos = positions_view(call);
     bicl_tensor qi = head_view(op, call, false, 0), ki = head_view(op, call, false, 1);
     bicl_tensor qo = head_view(op, call, true, 0), ko = head_view(op, call, true, 1);
+    cl_event copied[2] = {NULL, NULL};
+    cl_uint n_wait = 0;
+    if (def->in_place) {
+        if (copy_rows_to_output(op, call, 0, &copied[0]) != CL_SUCCESS ||
+            copy_rows_to_output(op, call, 1, &copied[1]) != CL_SUCCESS) {
+            for (int i = 0; i < 2; ++i)
+                if (copied[i])
+                    clReleaseEvent(copied[i]);
+            return BICL_ERR_OPENCL;
+        }
+        qi = qo;
+        ki = ko;
+        n_wait = 2;
+    }
     bicl_status st = bicl_rope_apply(call->ctx, call->queue, s->plan, def->source, 0, &pos, &qi,
-                                     &qo, &ki, &ko, 0, NULL, NULL);
+                                     &qo, &ki, &ko, n_wait, n_wait ? copied : NULL, NULL);
+    for (int i = 0; i < 2; ++i)
+        if (copied[i])
+            clReleaseEvent(copied[i]);
     unsigned bad = 0;
     int first_bad = 0;
     if (st == BICL_SUCCESS)
@@ -1747,7 +1781,9 @@ static rope_family rope_models = {"rope", rope_defs,      sizeof rope_defs / siz
                                   0,      rope_reference, rope_oracle};
 
 /* The 8 adapters of one configuration: exact/hf x table/inline x bf16/f32. `variants`
- * marks the configuration whose kernels run every variant on every layout. */
+ * marks the configuration whose kernels run every variant on every layout. The exact
+ * mode's run in place where the style allows it (not MLA's de-interleaving), the hf
+ * mode's out of place: both kernel forms on every device, with the same bits. */
 static void add_rope_config(rope_family *f, const char *name, const bicl_rope_config *cfg, int hq,
                             int hk, bool variants)
 {
@@ -1764,6 +1800,7 @@ static void add_rope_config(rope_family *f, const char *name, const bicl_rope_co
             def->hq = hq;
             def->hk = hk;
             def->source = sources[src];
+            def->in_place = mode == 0 && cfg->style != BICL_ROPE_DEINTERLEAVE;
             for (int k = 0; k < 2; ++k) {
                 char label[96];
                 size_t dq = slice_width(def, 0), dk = slice_width(def, 1);
