@@ -167,7 +167,7 @@ static int env_lane_loop(int profile_choice)
                                         [BICL_LANE_LOOP_UNROLLED] = "unrolled",
                                         [BICL_LANE_LOOP_ROLLED] = "rolled"};
     const char *v = getenv("BICL_LANE_LOOP");
-    for (int i = 0; v && i < 3; ++i)
+    for (int i = 0; v && i < (int)(sizeof names / sizeof names[0]); ++i)
         if (strcmp(v, names[i]) == 0)
             return i;
     return profile_choice;
