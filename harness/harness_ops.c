@@ -1077,20 +1077,18 @@ static bicl_status rope_run(const harness_op *op, const harness_call *call)
     bicl_tensor qo = head_view(op, call, true, 0), ko = head_view(op, call, true, 1);
     cl_event copied[2] = {NULL, NULL};
     cl_uint n_wait = 0;
+    bicl_status st = BICL_SUCCESS;
     if (def->in_place) {
         if (copy_rows_to_output(op, call, 0, &copied[0]) != CL_SUCCESS ||
-            copy_rows_to_output(op, call, 1, &copied[1]) != CL_SUCCESS) {
-            for (int i = 0; i < 2; ++i)
-                if (copied[i])
-                    clReleaseEvent(copied[i]);
-            return BICL_ERR_OPENCL;
-        }
+            copy_rows_to_output(op, call, 1, &copied[1]) != CL_SUCCESS)
+            st = BICL_ERR_OPENCL;
         qi = qo;
         ki = ko;
         n_wait = 2;
     }
-    bicl_status st = bicl_rope_apply(call->ctx, call->queue, s->plan, def->source, 0, &pos, &qi,
-                                     &qo, &ki, &ko, n_wait, n_wait ? copied : NULL, NULL);
+    if (st == BICL_SUCCESS)
+        st = bicl_rope_apply(call->ctx, call->queue, s->plan, def->source, 0, &pos, &qi, &qo, &ki,
+                             &ko, n_wait, n_wait ? copied : NULL, NULL);
     for (int i = 0; i < 2; ++i)
         if (copied[i])
             clReleaseEvent(copied[i]);

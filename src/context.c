@@ -146,28 +146,13 @@ static void resolve_rope_form(bicl_context *ctx)
     ctx->rope_rows = v == BICL_ROPE_FORM_ROWS;
 }
 
-/* A kernel form chosen by environment variable `var` (for benchmarks and tests): "off"
- * gives false, "on" true, any other value or none the profile's choice. Forms change
- * speed, never bits. */
-static bool env_form(const char *var, const char *off, const char *on, int profile_choice)
+/* A kernel form chosen by environment variable `var` (for benchmarks and tests): the index
+ * of its value in names[n] (form i is the profile field's value i), any other value or
+ * none the profile's choice. Forms change speed, never bits. */
+static int env_form(const char *var, const char *const *names, int n, int profile_choice)
 {
     const char *v = getenv(var);
-    if (v && strcmp(v, off) == 0)
-        return false;
-    if (v && strcmp(v, on) == 0)
-        return true;
-    return profile_choice != 0;
-}
-
-/* The vector kernels' lane loop: $BICL_LANE_LOOP "loop" (the compiler's choice),
- * "unrolled" or "rolled", any other value or none the profile's. */
-static int env_lane_loop(int profile_choice)
-{
-    static const char *const names[] = {[BICL_LANE_LOOP_COMPILER] = "loop",
-                                        [BICL_LANE_LOOP_UNROLLED] = "unrolled",
-                                        [BICL_LANE_LOOP_ROLLED] = "rolled"};
-    const char *v = getenv("BICL_LANE_LOOP");
-    for (int i = 0; v && i < (int)(sizeof names / sizeof names[0]); ++i)
+    for (int i = 0; v && i < n; ++i)
         if (strcmp(v, names[i]) == 0)
             return i;
     return profile_choice;
@@ -175,12 +160,16 @@ static int env_lane_loop(int profile_choice)
 
 /* How kernels convert f16 ($BICL_F16_CONVERT "bits" or "device"), the computed
  * activations' one-element form ($BICL_ACT_FORM "plain" or "fixup") and the vector
- * kernels' lane loop. */
+ * kernels' lane loop ($BICL_LANE_LOOP "loop", "unrolled" or "rolled": a bicl_lane_loop). */
 static void resolve_env_forms(bicl_context *ctx)
 {
-    ctx->f16_device = env_form("BICL_F16_CONVERT", "bits", "device", ctx->profile->f16_device);
-    ctx->act_fixup = env_form("BICL_ACT_FORM", "plain", "fixup", ctx->profile->act_fixup);
-    ctx->lane_loop = env_lane_loop(ctx->profile->lane_loop);
+    static const char *const f16[] = {"bits", "device"}, *const act[] = {"plain", "fixup"};
+    static const char *const lanes[] = {[BICL_LANE_LOOP_COMPILER] = "loop",
+                                        [BICL_LANE_LOOP_UNROLLED] = "unrolled",
+                                        [BICL_LANE_LOOP_ROLLED] = "rolled"};
+    ctx->f16_device = env_form("BICL_F16_CONVERT", f16, 2, ctx->profile->f16_device) != 0;
+    ctx->act_fixup = env_form("BICL_ACT_FORM", act, 2, ctx->profile->act_fixup) != 0;
+    ctx->lane_loop = env_form("BICL_LANE_LOOP", lanes, 3, ctx->profile->lane_loop);
 }
 
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,

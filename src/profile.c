@@ -30,7 +30,7 @@ static const bicl_profile profiles[] = {
 #include "../platforms/amd/profile.h"
     /* Any other device: one element per work-item everywhere, the vector kernels (which it
      * launches only when a caller sets a variant) kept a loop over lanes: Intel's CPU
-     * compiler unrolled it and built silu f32's program in 2.6-2.7 s, 1.45-1.50 s without
+     * compiler built silu f32's program in 2.6-2.7 s with the plain loop, 1.45-1.50 s kept
      * (docs/performance.md, twenty-fourth session). */
     {"generic",
      {{1, 1, 0},

@@ -40,10 +40,11 @@
  *                       takes this class (a fast form); xielu (expm1 on one side)
  *                       keeps class 32, not measured here (docs/performance.md)
  *   BICL_VCLASS_ACT32L  the same for an op whose row marks the longest double path
- *                       (BICL_CR1_LONG: gelu (erf) and geglu), whose registers and
- *                       branches favour fewer elements per work-item: on the H100 gelu
- *                       f32's sweep had every 4-wide variant at 1202-1253 GB/s against
- *                       1027 at ACT32's 8/4/128 (docs/performance.md) */
+ *                       (BICL_CR1_LONG: gelu (erf) and geglu), which ran faster with
+ *                       fewer elements per work-item (why was not read from the
+ *                       compiler's output): on the H100 gelu f32's sweep had every
+ *                       4-wide variant at 1202-1253 GB/s against 1027 at ACT32's 8/4/128
+ *                       (docs/performance.md) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,

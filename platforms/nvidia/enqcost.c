@@ -72,8 +72,9 @@ static unsigned perturb(cl_command_queue q, cl_mem *m, int queries, volatile uns
     return sum;
 }
 
-static double enqueue_us_median;
+static double enqueue_us_median; /* the enqueue call alone, of the last time_enqueue */
 
+/* the median of t[9], sorting it */
 static double median9(double *t)
 {
     for (int i = 0; i < 9; ++i)
@@ -84,7 +85,7 @@ static double median9(double *t)
                 t[j] = x;
             }
     return t[4];
-} /* the enqueue call alone, of the last time_enqueue */
+}
 
 /* median over 9 batches of 200 enqueues, each setting the buffer arguments first */
 static double time_enqueue(cl_command_queue q, cl_kernel k, const char *args, cl_mem *m, size_t g,
