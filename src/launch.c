@@ -18,6 +18,11 @@
  * BICL_FLAT_GROUP_MULTIPLE (see enqueue_2d). */
 #define BICL_ROWS_WORK_GROUP     512
 #define BICL_FLAT_GROUP_MULTIPLE 64
+/* A profile with fixed groups (PoCL's) gives a 1-d launch that leaves the group open
+ * BICL_ROWS_WORK_GROUP, or this where the launch has BICL_LARGE_GROUPS_PER_UNIT such
+ * groups per compute unit (see enqueue_2d). */
+#define BICL_LARGE_WORK_GROUP      4096
+#define BICL_LARGE_GROUPS_PER_UNIT 4
 
 static size_t round_up(size_t x, size_t m)
 {
@@ -35,6 +40,21 @@ static size_t fit_work_group(bicl_context *ctx, bicl_kernel *k, size_t wg)
     return wg;
 }
 
+/* The group of a 1-d launch of `units` on a profile with fixed groups: one of two sizes
+ * whatever the size of the launch, so that PoCL, which compiles a kernel again for every
+ * local size it meets, builds each kernel once or twice instead of once per size class
+ * (an engine's growing decode batch, the tests' sizes). A variant's own group is kept. */
+static size_t fixed_group(const bicl_context *ctx, size_t units, size_t wg)
+{
+    if (wg)
+        return wg;
+    size_t large = BICL_LARGE_WORK_GROUP;
+    if (large <= ctx->info.max_work_group &&
+        units / large >= (size_t)BICL_LARGE_GROUPS_PER_UNIT * ctx->info.compute_units)
+        return large;
+    return BICL_ROWS_WORK_GROUP;
+}
+
 /* Enqueues `units` work units in dim 0 (rounded up to the work-group size) times `rows`
  * in dim 1 (1 for a 1-d launch). */
 static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel *k, size_t units,
@@ -50,7 +70,10 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
      * every new local size, so every odd size cost a build (67 per kernel in
      * test_pointwise's sizes 1..67) and a prime one ran in groups of one. Rounded up and
      * halved below, such a launch has one of four group sizes (64 to 512). */
-    if (wg == 0 && (rows > 1 || units % BICL_FLAT_GROUP_MULTIPLE != 0))
+    bool fixed = ctx->profile->fixed_groups && rows == 1;
+    if (fixed)
+        wg = fixed_group(ctx, units, wg);
+    else if (wg == 0 && (rows > 1 || units % BICL_FLAT_GROUP_MULTIPLE != 0))
         wg = BICL_ROWS_WORK_GROUP;
     wg = fit_work_group(ctx, k, wg);
     size_t global[2] = {units ? units : 1, rows};
@@ -63,8 +86,10 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
      * for every new local size, so halving down to 1 made every small size class its own
      * build (eight per kernel for test_pointwise's sizes 1..67, and the same in an engine
      * whose decode batch grows), while a group of 64 over a few units idles the rest of one
-     * group only. */
-    size_t floor_wg = wg < BICL_FLAT_GROUP_MULTIPLE ? wg : BICL_FLAT_GROUP_MULTIPLE;
+     * group only. Not at all for a fixed group: a CPU runs a short group's idle items in a
+     * loop of bound checks (relu of 1 to 128 elements in groups of 512, docs/performance.md),
+     * while each new size is a build. */
+    size_t floor_wg = fixed ? wg : wg < BICL_FLAT_GROUP_MULTIPLE ? wg : BICL_FLAT_GROUP_MULTIPLE;
     while (wg > floor_wg && wg / 2 >= global[0])
         wg /= 2;
     if (wg)

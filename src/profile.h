@@ -79,6 +79,10 @@ typedef struct bicl_profile {
                      * cl/bicl_kernel.h: the same bits) */
     int lane_loop;  /* the vector kernels' loop over lanes (cl/bicl_kernel.h, BICL_FOR_LANES:
                      * the same bits in every form): a bicl_lane_loop */
+    int fixed_groups; /* a 1-d launch's work-group (src/launch.c): 0 fitted to the launch
+                       * (halved for a short one; a size that is a multiple of 64 left to the
+                       * implementation where the variant leaves it open), 1 one of two fixed
+                       * sizes, never halved (PoCL builds a kernel again per local size) */
 } bicl_profile;
 
 const bicl_profile *bicl_profile_by_name(const char *name);

@@ -314,8 +314,10 @@ BICL_API bicl_tensor bicl_tensor_contiguous(cl_mem mem, bicl_dtype dtype, size_t
 /* How a kernel is launched: vector width of loads and stores (1, 4 or 8), vectors
  * per work-item (1..64) and work-group size (a power of two up to the device's limit,
  * or 0: the driver's choice for a 1-d launch whose size is a multiple of 64, bicl's
- * (512, halved to fit the launch) otherwise). Variants change speed, never bits: tests
- * run them all. */
+ * (512) otherwise; a group wider than a launch is halved while half covers it, not
+ * below 64). On PoCL a 1-d launch's group is never halved, and 0 means 512, or 4096 for
+ * a launch of at least 4 such groups per compute unit: PoCL compiles a kernel again for
+ * every group size it meets. Variants change speed, never bits: tests run them all. */
 typedef struct bicl_variant {
     unsigned vector_width;
     unsigned items_per_thread;

@@ -27,9 +27,10 @@
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
  * 2026-12-05, docs/performance.md). The activations' plain form (the next field, 0): the
  * fix-up form is for compilers that vectorise across work-items; not timed here. The lane
- * loop unrolled (the last field, 1): H200, silu f32 rows_v4 0.43 -> 0.55 of copy, rows_v8
+ * loop unrolled (the next field, 1): H200, silu f32 rows_v4 0.43 -> 0.55 of copy, rows_v8
  * 0.53 -> 0.58 (2026-12-04); H100 with today's math, `BICL_LANE_LOOP=loop` against this, silu
  * f32 0.63 against 0.87, swiglu 0.64 against 0.98, gelu (erf) alone faster in the loop, 0.42
- * against 0.34 (2026-12-06, docs/performance.md). */
+ * against 0.34 (2026-12-06, docs/performance.md). Work-groups fitted to each launch (the
+ * last field, 0). */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
-             (8, 4, 128), (4, 1, 512), (4, 8, 128), 0, 1, 0, 1)
+             (8, 4, 128), (4, 1, 512), (4, 8, 128), 0, 1, 0, 1, 0)

@@ -3,7 +3,7 @@
  * loop of its own (docs/performance.md). Variants per launch class (src/profile.h: all
  * inputs 32-bit / a 16-bit input with a 32-bit operand / all 16-bit / lookup table /
  * 16-bit RoPE / computed activations of a 32-bit input: 1/1/0 since 2026-12-05, one element
- * per work-item, which the fix-up form needs (the last field); before, class 32's 4/4/0,
+ * per work-item, which the fix-up form needs (the activations' form); before, class 32's 4/4/0,
  * the double path not vectorising either way). Measured with `bicl-bench --device pocl
  * --sweep-only --max-mib 32 --reps 3` on PoCL 3.1, 2 cores of an AMD EPYC under load,
  * 2026-12-03 (GB/s,
@@ -30,9 +30,14 @@
  * PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against 4.9-9.4 in
  * the same runs; 2026-12-05). The longest activation paths (class ACT32L, after ROPE32)
  * 1/1/0 as ACT32. The computed activations with a fast form in the fix-up form (the
- * next-to-last field, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30 of
- * copy at 64 MiB, docs/performance.md, 2026-12-05). The vector kernels' lane loop as the
- * compiler chooses (the last field, 0): no default launch here runs a vector kernel of the
- * elementwise templates, and the unrolled loop made every program larger to build. */
+ * third field from the end, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30
+ * of copy at 64 MiB, docs/performance.md, 2026-12-05). The vector kernels' lane loop as the
+ * compiler chooses (the next-to-last field, 0): no default launch here runs a vector kernel
+ * of the elementwise templates, and the unrolled loop made every program larger to build.
+ * 1-d launches in fixed work-groups (the last field, 1): 512, or 4096 where the launch has at
+ * least 4 groups of 4096 per compute unit, never halved. PoCL compiles a kernel's work-group
+ * function again for every local size it meets: a clean CI's cache held 3,654 of them for
+ * 2,099 kernel names (up to 20 per kernel) with groups fitted to each launch
+ * (docs/performance.md, 2026-12-06). */
 BICL_PROFILE("pocl", (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
-             (4, 4, 0), (1, 1, 0), 1, 0, 1, 0)
+             (4, 4, 0), (1, 1, 0), 1, 0, 1, 0, 1)
