@@ -141,15 +141,18 @@ int main(int argc, char **argv)
            v.work_group_size, bicl_fingerprint(ctx),
            (unsigned long long)bicl_fingerprint_hash(ctx));
     printf("kernel forms: RoPE %s, f16 conversions %s, activations one per work-item %s, "
-           "vector kernels' lane loop %s, 1-d work-groups %s\n",
+           "vector kernels' lane loop %s, 1-d work-groups ",
            ctx->rope_rows ? "rows" : "units",
            ctx->f16_device ? "by the device (vload_half, vstore_half_rte)" : "by integer bit work",
            ctx->act_fixup ? "fast form with fix-up (_rows_f)" : "plain (_rows_s)",
            ctx->lane_loop == BICL_LANE_LOOP_UNROLLED ? "unrolled"
            : ctx->lane_loop == BICL_LANE_LOOP_ROLLED ? "kept a loop (unroll 1)"
-                                                     : "the compiler's",
-           ctx->profile->fixed_groups ? "fixed (512, or 4096 for large launches)"
-                                      : "fitted to each launch");
+                                                     : "the compiler's");
+    if (ctx->profile->fixed_groups)
+        printf("fixed (%d, or %d with %d such groups per compute unit)\n", BICL_ROWS_WORK_GROUP,
+               BICL_LARGE_WORK_GROUP, BICL_LARGE_GROUPS_PER_UNIT);
+    else
+        printf("fitted to each launch\n");
     printf("disk cache: %s\n", ctx->cache_dir[0] ? ctx->cache_dir : "off");
     bicl_context_free(ctx);
     return 0;

@@ -13,16 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The work-group size of a 2-d (rows) launch whose variant leaves it to the
- * implementation, and of a 1-d one whose size is not a multiple of
- * BICL_FLAT_GROUP_MULTIPLE (see enqueue_2d). */
-#define BICL_ROWS_WORK_GROUP     512
+/* A 1-d launch whose size is a multiple of this keeps the implementation's group where
+ * the variant leaves it open (profiles without fixed groups; see enqueue_2d). */
 #define BICL_FLAT_GROUP_MULTIPLE 64
-/* A profile with fixed groups (PoCL's) gives a 1-d launch that leaves the group open
- * BICL_ROWS_WORK_GROUP, or this where the launch has BICL_LARGE_GROUPS_PER_UNIT such
- * groups per compute unit (see enqueue_2d). */
-#define BICL_LARGE_WORK_GROUP      4096
-#define BICL_LARGE_GROUPS_PER_UNIT 4
 
 static size_t round_up(size_t x, size_t m)
 {
@@ -86,10 +79,11 @@ static bicl_status enqueue_2d(bicl_context *ctx, cl_command_queue q, bicl_kernel
      * for every new local size, so halving down to 1 made every small size class its own
      * build (eight per kernel for test_pointwise's sizes 1..67, and the same in an engine
      * whose decode batch grows), while a group of 64 over a few units idles the rest of one
-     * group only. Not at all for a fixed group: a CPU runs a short group's idle items in a
-     * loop of bound checks (relu of 1 to 128 elements in groups of 512, docs/performance.md),
-     * while each new size is a build. */
-    size_t floor_wg = fixed ? wg : wg < BICL_FLAT_GROUP_MULTIPLE ? wg : BICL_FLAT_GROUP_MULTIPLE;
+     * group only. Not at all for a fixed group: each new size is a build there, while the
+     * idle items of a short group cost a CPU only bound checks (not timed). */
+    size_t floor_wg = wg;
+    if (!fixed && wg > BICL_FLAT_GROUP_MULTIPLE)
+        floor_wg = BICL_FLAT_GROUP_MULTIPLE;
     while (wg > floor_wg && wg / 2 >= global[0])
         wg /= 2;
     if (wg)

@@ -85,6 +85,14 @@ typedef struct bicl_profile {
                        * sizes, never halved (PoCL builds a kernel again per local size) */
 } bicl_profile;
 
+/* The work-group bicl gives a launch whose variant leaves it open: every 2-d launch, a 1-d
+ * one whose size is not a multiple of 64, every 1-d one of a profile with fixed groups, and
+ * there BICL_LARGE_WORK_GROUP where the launch has BICL_LARGE_GROUPS_PER_UNIT such groups
+ * per compute unit (src/launch.c). */
+#define BICL_ROWS_WORK_GROUP       512
+#define BICL_LARGE_WORK_GROUP      4096
+#define BICL_LARGE_GROUPS_PER_UNIT 4
+
 const bicl_profile *bicl_profile_by_name(const char *name);
 const bicl_profile *bicl_profile_for_device(const char *platform, const char *vendor,
                                             const char *device);

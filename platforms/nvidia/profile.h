@@ -22,7 +22,9 @@
  * the sweep, against 3408 at class 32's 4/4/256 (2026-12-04, copy 4228-4255). The longest
  * activation path, gelu (erf) and geglu (class ACT32L, after ROPE32) 4/8/128: on the H100
  * (2026-12-06, the sweep above) gelu f32's every 4-wide variant ran 1202-1253 GB/s against
- * 1027 at ACT32's 8/4/128 (on the standard fill; its erf series). f16 conversions
+ * 1027 at ACT32's 8/4/128 (on the standard fill; its erf series); geglu takes the class by
+ * its element: its own H100 sweep (2026-12-06, twenty-fifth session) had 1665 GB/s at
+ * 4/8/128 against 1598 at 8/4/128, its best 8/2/256 at 1809. f16 conversions
  * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
  * 2026-12-05, docs/performance.md). The activations' plain form (the next field, 0): the
