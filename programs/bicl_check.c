@@ -25,14 +25,13 @@ typedef struct options {
     size_t n_ops;
     const char *skip[MAX_OP_FILTERS];
     size_t n_skip;
-    bool quick, primary, list, list_names, help;
+    bool quick, primary, square, list, list_names, help;
 } options;
 
 static void usage(FILE *f)
 {
-    fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--op NAME]... [--skip-op "
-          "NAME]...\n"
-          "                  [--json FILE|-] [--verify FILE]\n"
+    fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--dtype-square]\n"
+          "                  [--op NAME]... [--skip-op NAME]... [--json FILE|-] [--verify FILE]\n"
           "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
           "       bicl-check --list | --list-ops | --help\n"
@@ -50,6 +49,10 @@ static void usage(FILE *f)
           "  --primary      only the one configuration (dtypes, parameters) of each op that\n"
           "                 runs every kernel variant: every kernel family and variant on\n"
           "                 the smallest sweep (the oclgrind test runs it)\n"
+          "  --dtype-square of an op with nine dtype pairs (input -> output; not cast), only\n"
+          "                 three: a Latin square, every input and every output dtype once,\n"
+          "                 rotated from op to op; configurations that run every variant\n"
+          "                 always run (a second compiler's check: ctest's Intel entry)\n"
           "  --op NAME      only this op (repeatable); --list shows the names\n"
           "  --skip-op NAME not this op (repeatable)\n"
           "  --json FILE    write the results as JSON ('-': stdout; the table then goes\n"
@@ -106,6 +109,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->quick = true;
         } else if (strcmp(a, "--primary") == 0) {
             o->primary = true;
+        } else if (strcmp(a, "--dtype-square") == 0) {
+            o->square = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
         } else if (strcmp(a, "--list-ops") == 0) {
@@ -145,13 +150,44 @@ static bool selected(const options *o, const char *op_name)
     return false;
 }
 
-/* Op i runs when it is at or after first_op (--hf-config) and passes the --op and
- * --primary filters. */
+/* 0, 1, 2 for f32, f16, bf16; -1 for any other dtype. */
+static int float_index(bicl_dtype d)
+{
+    return d == BICL_F32 ? 0 : d == BICL_F16 ? 1 : d == BICL_BF16 ? 2 : -1;
+}
+
+/* --dtype-square: is configuration i on its op's Latin square? An op of nine
+ * configurations, one float input and one float output each (every pair once), keeps
+ * those whose input index a and output index b have (a + b + r) % 3 == 0, r the op's
+ * ordinal among the op names: each input and each output dtype once per op, and over
+ * three consecutive ops every pair. Cast (conversions are all it does) and the
+ * configurations that run every variant always run, as does any other op. */
+static bool on_square(size_t i)
+{
+    const harness_op *op = harness_op_at(i);
+    int a = float_index(op->in[0].dtype), b = float_index(op->out[0].dtype);
+    if (!(op->flags & HARNESS_OP_FEW_VARIANTS) || strcmp(op->name, "cast") == 0 || op->n_in != 1 ||
+        op->n_out != 1 || a < 0 || b < 0)
+        return true;
+    size_t same = 0, ordinal = 0;
+    for (size_t k = 0; k < harness_op_count(); ++k) {
+        const char *name = harness_op_at(k)->name;
+        same += strcmp(name, op->name) == 0;
+        bool first = true; /* the first configuration of its name: counts a new name */
+        for (size_t j = 0; j < k && first; ++j)
+            first = strcmp(harness_op_at(j)->name, name) != 0;
+        ordinal += first && k < i && strcmp(name, op->name) != 0;
+    }
+    return same != 9 || ((size_t)(a + b) + ordinal) % 3 == 0;
+}
+
+/* Op i runs when it is at or after first_op (--hf-config) and passes the --op,
+ * --primary and --dtype-square filters. */
 static bool selected_at(const options *o, size_t i)
 {
     const harness_op *op = harness_op_at(i);
     return i >= o->first_op && selected(o, op->name) &&
-           !(o->primary && (op->flags & HARNESS_OP_FEW_VARIANTS));
+           !(o->primary && (op->flags & HARNESS_OP_FEW_VARIANTS)) && !(o->square && !on_square(i));
 }
 
 static void operand_list(FILE *f, const harness_operand *ops, int n)

@@ -6,11 +6,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-void test_filter_from_env(void)
+/* Is `name` one of the comma-separated names of list? */
+static bool listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t item = strcspn(p, ",");
+        if (item == len && strncmp(p, name, len) == 0)
+            return true;
+        p += item + (p[item] == ',');
+    }
+    return false;
+}
+
+int test_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
+                   CMFixtureFunction setup, CMFixtureFunction teardown)
 {
     const char *f = getenv("BICL_TEST_FILTER");
     if (f && *f)
         cmocka_set_test_filter(f);
+    const char *skip = getenv("BICL_TEST_SKIP");
+    struct CMUnitTest *kept = malloc(n * sizeof *kept);
+    if (!kept)
+        return 1;
+    size_t n_kept = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!skip || !listed(skip, tests[i].name))
+            kept[n_kept++] = tests[i];
+    /* every skipped name must be a test of this group (a misspelt one skips nothing) */
+    for (const char *p = skip ? skip : ""; *p;) {
+        size_t item = strcspn(p, ",");
+        bool known = false;
+        for (size_t i = 0; i < n && !known; ++i)
+            known = strlen(tests[i].name) == item && strncmp(tests[i].name, p, item) == 0;
+        if (!known) {
+            fprintf(stderr, "BICL_TEST_SKIP: %s has no test '%.*s'\n", name, (int)item, p);
+            free(kept);
+            return 1;
+        }
+        p += item + (p[item] == ',');
+    }
+    if (n_kept < n)
+        printf("%s: %zu of %zu tests skipped by BICL_TEST_SKIP (%s)\n", name, n - n_kept, n, skip);
+    int failed = _cmocka_run_group_tests(name, kept, n_kept, setup, teardown);
+    free(kept);
+    return failed;
 }
 
 const char *test_device_spec(void)

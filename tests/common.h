@@ -12,9 +12,16 @@
 #include "internal.h"
 #include "models.h" /* harness/: the models, harness_read_text */
 
-/* $BICL_TEST_FILTER, when set, runs only the tests whose name matches it (CMocka's
- * pattern: * and ?); the oclgrind entries pick small tests this way. */
-void test_filter_from_env(void);
+/* Runs CMocka group `name` of n tests, selected by the environment:
+ * $BICL_TEST_FILTER runs only the tests whose name matches it (CMocka's pattern: * and
+ * ?; the oclgrind entries pick small tests this way), and $BICL_TEST_SKIP (names, comma
+ * separated) leaves those tests out (a repeat under other conditions, such as the
+ * _no_fp64 entries, skips what those conditions cannot change). A name in
+ * $BICL_TEST_SKIP that names no test of the group fails the run. */
+int test_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
+                   CMFixtureFunction setup, CMFixtureFunction teardown);
+#define test_run_tests(name, tests, setup, teardown)                                               \
+    test_run_group(name, tests, sizeof(tests) / sizeof(tests)[0], setup, teardown)
 
 /* The device tests run on: $BICL_TEST_DEVICE, else $BICL_DEVICE, else "pocl". */
 const char *test_device_spec(void);

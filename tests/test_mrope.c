@@ -1233,7 +1233,6 @@ static void bad_calls_write_nothing(void **state)
 
 int main(void)
 {
-    test_filter_from_env();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(config_matches_transformers),
         cmocka_unit_test(cos_sin_match_transformers),
@@ -1248,5 +1247,5 @@ int main(void)
         cmocka_unit_test(bad_configs_are_refused),
         cmocka_unit_test(bad_calls_write_nothing),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_run_tests("mrope", tests, setup, teardown);
 }

@@ -1355,8 +1355,5 @@ int main(void)
         cmocka_unit_test(act_tables_first_use_from_threads),
         cmocka_unit_test(fixup_and_plain_forms_give_the_same_bits),
     };
-    const char *filter = getenv("BICL_TEST_FILTER"); /* e.g. "act_table*" */
-    if (filter && *filter)
-        cmocka_set_test_filter(filter);
-    return cmocka_run_group_tests_name("pointwise", tests, test_env_setup, test_env_teardown);
+    return test_run_tests("pointwise", tests, test_env_setup, test_env_teardown);
 }

@@ -1101,8 +1101,7 @@ int main(void)
         cmocka_unit_test(invalid_configs_are_refused),
         cmocka_unit_test(invalid_applies_write_nothing),
     };
-    test_filter_from_env();
-    int failed = cmocka_run_group_tests_name("rope", tests, test_env_setup, test_env_teardown);
+    int failed = test_run_tests("rope", tests, test_env_setup, test_env_teardown);
     if (inline_cases_not_applicable)
         printf("rope: %u inline cos/sin cases not applicable (no fp64): each refused with "
                "BICL_ERR_UNSUPPORTED, nothing written\n",

@@ -562,7 +562,6 @@ static void bad_input_is_refused(void **state)
 
 int main(void)
 {
-    test_filter_from_env();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reference_matches_plain_rotation),
         cmocka_unit_test(proportional_rotates_the_rest_by_zero),
@@ -571,5 +570,5 @@ int main(void)
         cmocka_unit_test(out_of_range_positions_are_reported),
         cmocka_unit_test(bad_input_is_refused),
     };
-    return cmocka_run_group_tests(tests, test_env_setup, test_env_teardown);
+    return test_run_tests("rope_mla", tests, test_env_setup, test_env_teardown);
 }
