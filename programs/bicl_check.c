@@ -161,7 +161,9 @@ static int float_index(bicl_dtype d)
  * those whose input index a and output index b have (a + b + r) % 3 == 0, r the op's
  * ordinal among the op names: each input and each output dtype once per op, and over
  * three consecutive ops every pair. Cast (conversions are all it does) and the
- * configurations that run every variant always run, as does any other op. */
+ * configurations that run every variant always run, as does any other op. The harness
+ * adds an op's configurations one after another (harness_ops.c), so r counts the changes
+ * of name before i. */
 static bool on_square(size_t i)
 {
     const harness_op *op = harness_op_at(i);
@@ -171,12 +173,8 @@ static bool on_square(size_t i)
         return true;
     size_t same = 0, ordinal = 0;
     for (size_t k = 0; k < harness_op_count(); ++k) {
-        const char *name = harness_op_at(k)->name;
-        same += strcmp(name, op->name) == 0;
-        bool first = true; /* the first configuration of its name: counts a new name */
-        for (size_t j = 0; j < k && first; ++j)
-            first = strcmp(harness_op_at(j)->name, name) != 0;
-        ordinal += first && k < i && strcmp(name, op->name) != 0;
+        same += strcmp(harness_op_at(k)->name, op->name) == 0;
+        ordinal += k > 0 && k <= i && strcmp(harness_op_at(k)->name, harness_op_at(k - 1)->name);
     }
     return same != 9 || ((size_t)(a + b) + ordinal) % 3 == 0;
 }

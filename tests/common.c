@@ -6,17 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is `name` one of the comma-separated names of list? */
-static bool listed(const char *list, const char *name)
+/* The index of the test named by the len bytes at p, or n if none. */
+static size_t test_named(const struct CMUnitTest *tests, size_t n, const char *p, size_t len)
 {
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        size_t item = strcspn(p, ",");
-        if (item == len && strncmp(p, name, len) == 0)
-            return true;
-        p += item + (p[item] == ',');
-    }
-    return false;
+    for (size_t i = 0; i < n; ++i)
+        if (strlen(tests[i].name) == len && strncmp(tests[i].name, p, len) == 0)
+            return i;
+    return n;
 }
 
 int test_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
@@ -27,29 +23,30 @@ int test_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
         cmocka_set_test_filter(f);
     const char *skip = getenv("BICL_TEST_SKIP");
     struct CMUnitTest *kept = malloc(n * sizeof *kept);
-    if (!kept)
-        return 1;
+    bool *skipped = calloc(n ? n : 1, sizeof *skipped);
+    int failed = 1;
+    if (!kept || !skipped)
+        goto out;
+    /* every skipped name must be a test of this group (a misspelt one would skip nothing) */
+    for (const char *p = skip ? skip : ""; *p;) {
+        size_t len = strcspn(p, ","), i = test_named(tests, n, p, len);
+        if (i == n) {
+            fprintf(stderr, "BICL_TEST_SKIP: %s has no test '%.*s'\n", name, (int)len, p);
+            goto out;
+        }
+        skipped[i] = true;
+        p += len + (p[len] == ',');
+    }
     size_t n_kept = 0;
     for (size_t i = 0; i < n; ++i)
-        if (!skip || !listed(skip, tests[i].name))
+        if (!skipped[i])
             kept[n_kept++] = tests[i];
-    /* every skipped name must be a test of this group (a misspelt one skips nothing) */
-    for (const char *p = skip ? skip : ""; *p;) {
-        size_t item = strcspn(p, ",");
-        bool known = false;
-        for (size_t i = 0; i < n && !known; ++i)
-            known = strlen(tests[i].name) == item && strncmp(tests[i].name, p, item) == 0;
-        if (!known) {
-            fprintf(stderr, "BICL_TEST_SKIP: %s has no test '%.*s'\n", name, (int)item, p);
-            free(kept);
-            return 1;
-        }
-        p += item + (p[item] == ',');
-    }
     if (n_kept < n)
         printf("%s: %zu of %zu tests skipped by BICL_TEST_SKIP (%s)\n", name, n - n_kept, n, skip);
-    int failed = _cmocka_run_group_tests(name, kept, n_kept, setup, teardown);
+    failed = _cmocka_run_group_tests(name, kept, n_kept, setup, teardown);
+out:
     free(kept);
+    free(skipped);
     return failed;
 }
 
