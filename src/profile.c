@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32, VACT32L,
- * ROPE_FORM, F16_DEVICE, ACT_FIXUP, LANE_LOOP, FIXED_GROUPS): a variant (vw, ipt, wg) per
+ * VGLU32L, ROPE_FORM, F16_DEVICE, ACT_FIXUP, LANE_LOOP, FIXED_GROUPS): a variant (vw, ipt, wg) per
  * class, the RoPE form (0 units, 1 rows), the f16 conversions (0 integer bit work, 1 the
  * device's), the computed activations' one-element form (0 plain, 1 fix-up), the vector
  * kernels' lane loop (a bicl_lane_loop: 0 as the compiler chooses, 1 unrolled, 2 kept a
@@ -16,11 +16,11 @@
         vw, ipt, wg                                                                                \
     }
 #define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32, vact32l,       \
-                     rope_form, f16_device, act_fixup, lane_loop, fixed_groups)                    \
+                     vglu32l, rope_form, f16_device, act_fixup, lane_loop, fixed_groups)           \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
       BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32,  \
-      BICL_PROFILE_V vact32l},                                                                     \
+      BICL_PROFILE_V vact32l, BICL_PROFILE_V vglu32l},                                             \
      rope_form,                                                                                    \
      f16_device,                                                                                   \
      act_fixup,                                                                                    \
@@ -36,6 +36,7 @@ static const bicl_profile profiles[] = {
      * (docs/performance.md, twenty-fourth session). */
     {"generic",
      {{1, 1, 0},
+      {1, 1, 0},
       {1, 1, 0},
       {1, 1, 0},
       {1, 1, 0},
@@ -121,7 +122,9 @@ bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype 
     bicl_vclass c = bicl_vclass_of(in, n_in, out, n_out);
     if (c != BICL_VCLASS_32 && c != BICL_VCLASS_32X2)
         return c;
-    return long_path ? BICL_VCLASS_ACT32L : BICL_VCLASS_ACT32;
+    if (!long_path)
+        return BICL_VCLASS_ACT32;
+    return c == BICL_VCLASS_32X2 ? BICL_VCLASS_GLU32L : BICL_VCLASS_ACT32L;
 }
 
 bicl_vclass bicl_vclass_of_rope(bicl_dtype in, bicl_dtype out)

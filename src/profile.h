@@ -44,7 +44,12 @@
  *                       fewer elements per work-item (why was not read from the
  *                       compiler's output): on the H100 gelu f32's sweep had every
  *                       4-wide variant at 1202-1253 GB/s against 1027 at ACT32's 8/4/128
- *                       (docs/performance.md) */
+ *                       (docs/performance.md)
+ *   BICL_VCLASS_GLU32L  a gated unit of the longest double path (geglu) with two 32-bit
+ *                       inputs: twice the bytes per element of gelu's, so more elements
+ *                       in flight pay: on the H100 geglu f32's best variants were 8-wide
+ *                       (8/2/256 1809 GB/s, 8/2/0 1790 in two sweeps) against 1649-1665
+ *                       at ACT32L's 4/8/128 (docs/performance.md) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,
@@ -54,9 +59,10 @@ typedef enum bicl_vclass {
     BICL_VCLASS_ROPE16,
     BICL_VCLASS_ACT32,
     BICL_VCLASS_ROPE32,
-    BICL_VCLASS_ACT32L
+    BICL_VCLASS_ACT32L,
+    BICL_VCLASS_GLU32L
 } bicl_vclass;
-#define BICL_VCLASS_COUNT 9
+#define BICL_VCLASS_COUNT 10
 
 /* The vector kernels' loop over lanes: as the compiler chooses, unrolled by request, or
  * kept a loop by request (no unrolling: what a CPU profile that launches no vector kernel
@@ -101,8 +107,9 @@ bicl_status bicl_variant_check(const bicl_variant *v, size_t max_work_group);
 /* The class of a launch from the dtypes of its n_in inputs and n_out outputs. */
 bicl_vclass bicl_vclass_of(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out);
 /* The class of a computed activation (bicl_unary or bicl_glu of a costly op, no table):
- * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32 or BICL_VCLASS_32X2, or
- * BICL_VCLASS_ACT32L there for an op of the longest double path (long_path). */
+ * BICL_VCLASS_ACT32 where bicl_vclass_of gives BICL_VCLASS_32 or BICL_VCLASS_32X2; for an op
+ * of the longest double path (long_path) BICL_VCLASS_ACT32L where it gives BICL_VCLASS_32
+ * and BICL_VCLASS_GLU32L where it gives BICL_VCLASS_32X2 (a gated unit). */
 bicl_vclass bicl_vclass_of_act(const bicl_dtype *in, int n_in, const bicl_dtype *out, int n_out,
                                bool long_path);
 /* The class of a RoPE launch (1-D or M-RoPE) of input dtype in and output dtype out. */

@@ -351,8 +351,9 @@ static void variants_are_validated(void **state)
 
 /* One op of each elementwise launch class (src/profile.h: one 32-bit input, two 32-bit
  * inputs, a 16-bit input with a 32-bit operand, all 16-bit, a lookup table, a computed
- * activation of a 32-bit input), so that every variant of a profile runs (the RoPE class
- * runs in test_rope's variant sweep). */
+ * activation of a 32-bit input, the longest double path of one and of two 32-bit inputs),
+ * so that every variant of a profile runs (the RoPE class runs in test_rope's variant
+ * sweep). */
 static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
                                 const bicl_tensor *f32, const bicl_tensor *bf16,
                                 const bicl_tensor *out_f32, const bicl_tensor *out_bf16)
@@ -368,6 +369,10 @@ static bicl_status run_class_op(bicl_context *c, cl_command_queue q, int which,
         return bicl_unary(c, q, BICL_UNARY_RELU, NULL, bf16, out_bf16, 0, NULL, NULL);
     case 3: /* bf16 -> bf16: the table class (silu reads a table on 16-bit input) */
         return bicl_unary(c, q, BICL_UNARY_SILU, NULL, bf16, out_bf16, 0, NULL, NULL);
+    case 6: /* f32 -> f32: the longest double path, class act32l */
+        return bicl_unary(c, q, BICL_UNARY_GELU, NULL, f32, out_f32, 0, NULL, NULL);
+    case 7: /* f32, f32 -> f32: its gated unit, class glu32l */
+        return bicl_glu(c, q, BICL_GLU_GEGLU, NULL, f32, f32, out_f32, 0, NULL, NULL);
     default: /* f32 * f32 -> f32: class 32x2 */
         return bicl_binary(c, q, BICL_BINARY_MUL, f32, f32, out_f32, 0, NULL, NULL);
     }
@@ -379,7 +384,7 @@ static void every_profile_gives_the_same_bits(void **state)
 {
     test_env *env = *state;
     static const char *const profiles[] = {"generic", "pocl", "nvidia", "amd"};
-    enum { OPS = 6 };
+    enum { OPS = 8 };
     const size_t n = 4099;
     uint32_t *x = malloc(n * 4);
     uint16_t *h = malloc(n * 2);
@@ -406,7 +411,7 @@ static void every_profile_gives_the_same_bits(void **state)
                          BICL_SUCCESS);
         assert_string_equal(bicl_context_profile(c), profiles[i]);
         for (int op = 0; op < OPS; ++op) {
-            bool wide = op == 1 || op == 4; /* f32 output */
+            bool wide = op == 1 || op == 4 || op >= 6; /* f32 output */
             size_t elem = wide ? 4 : 2;
             assert_int_equal(run_class_op(c, env->queue, op, &tx, &th, &ty, &tyh), BICL_SUCCESS);
             test_buf_read(env, wide ? &by : &byh, i ? now : first + (size_t)op * n * 4);

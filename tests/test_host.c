@@ -755,9 +755,10 @@ static void launch_classes_of_dtypes(void **state)
     /* computed activations: 32-bit inputs (one, or a gated unit's two) get their own class */
     for (int lp = 0; lp < 2; ++lp) {
         bicl_vclass act = lp ? BICL_VCLASS_ACT32L : BICL_VCLASS_ACT32;
+        bicl_vclass gated = lp ? BICL_VCLASS_GLU32L : BICL_VCLASS_ACT32;
         assert_int_equal(bicl_vclass_of_act(&f32, 1, &f32, 1, lp), act);
         assert_int_equal(bicl_vclass_of_act(&f32, 1, &bf16, 1, lp), act);
-        assert_int_equal(bicl_vclass_of_act(two32, 2, &f32, 1, lp), act); /* gated */
+        assert_int_equal(bicl_vclass_of_act(two32, 2, &f32, 1, lp), gated);
         assert_int_equal(bicl_vclass_of_act(mixed, 2, &f32, 1, lp), BICL_VCLASS_MIXED);
         assert_int_equal(bicl_vclass_of_act(two16, 2, &bf16, 1, lp), BICL_VCLASS_16);
     }

@@ -24,7 +24,9 @@
  * (2026-12-06, the sweep above) gelu f32's every 4-wide variant ran 1202-1253 GB/s against
  * 1027 at ACT32's 8/4/128 (on the standard fill; its erf series); geglu takes the class by
  * its element: its own H100 sweep (2026-12-06, twenty-fifth session) had 1665 GB/s at
- * 4/8/128 against 1598 at 8/4/128, its best 8/2/256 at 1809. f16 conversions
+ * 4/8/128 against 1598 at 8/4/128, its best 8/2/256 at 1809, and the twenty-sixth session's sweep (H100, 2026-12-07) 8/2/0
+ * at 1790 and 8/2/256 at 1767 against 1649 at 4/8/128: the gated unit of that path (class
+ * GLU32L, after ACT32L) 8/2/256, about 8 % over ACT32L's variant. f16 conversions
  * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
  * 2026-12-05, docs/performance.md). The activations' plain form (the next field, 0): the
@@ -35,4 +37,4 @@
  * against 0.34 (2026-12-06, docs/performance.md). Work-groups fitted to each launch (the
  * last field, 0). */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
-             (8, 4, 128), (4, 1, 512), (4, 8, 128), 0, 1, 0, 1, 0)
+             (8, 4, 128), (4, 1, 512), (4, 8, 128), (8, 2, 256), 0, 1, 0, 1, 0)

@@ -28,8 +28,8 @@
  * which PoCL vectorises (bf16 llama3 table 4.2-4.3 -> 16.7-17.7 GB/s at 64 MiB,
  * docs/performance.md, 2026-12-04). f16 conversions by integer bit work (the next field):
  * PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against 4.9-9.4 in
- * the same runs; 2026-12-05). The longest activation paths (class ACT32L, after ROPE32)
- * 1/1/0 as ACT32. The computed activations with a fast form in the fix-up form (the
+ * the same runs; 2026-12-05). The longest activation paths (classes ACT32L and GLU32L,
+ * after ROPE32) 1/1/0 as ACT32. The computed activations with a fast form in the fix-up form (the
  * third field from the end, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30
  * of copy at 64 MiB, docs/performance.md, 2026-12-05). The vector kernels' lane loop as the
  * compiler chooses (the next-to-last field, 0): no default launch here runs a vector kernel
@@ -40,4 +40,4 @@
  * 2,099 kernel names (up to 20 per kernel) with groups fitted to each launch
  * (docs/performance.md, 2026-12-06). */
 BICL_PROFILE("pocl", (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
-             (4, 4, 0), (1, 1, 0), 1, 0, 1, 0, 1)
+             (4, 4, 0), (1, 1, 0), (1, 1, 0), 1, 0, 1, 0, 1)
