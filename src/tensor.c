@@ -2,6 +2,7 @@
  * aliasing checks, and the iteration space of an elementwise op. */
 #include "tensor.h"
 #include "context_state.h"
+#include "memcache.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -92,15 +93,19 @@ static void query_facts(cl_mem mem, bicl_mem_facts *f)
         f->host = NULL;
 }
 
-/* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
- * the memo is full). The pointer lives as long as the memo or the scratch. */
+/* The facts of mem: the memo's entry, else a new entry (into *scratch where the memo is
+ * full) from the facts kept across calls (memcache.h) or from OpenCL's answers, which are
+ * then kept. The pointer lives as long as the memo or the scratch. */
 static const bicl_mem_facts *facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
 {
     for (int i = 0; i < memo->n; ++i)
         if (memo->facts[i].mem == mem)
             return &memo->facts[i];
     bicl_mem_facts *f = memo->n < BICL_MEMO_MAX ? &memo->facts[memo->n++] : scratch;
-    query_facts(mem, f);
+    if (!bicl_mem_cache_get(mem, f)) {
+        query_facts(mem, f);
+        bicl_mem_cache_put(f);
+    }
     return f;
 }
 
