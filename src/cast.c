@@ -11,12 +11,15 @@ bicl_status bicl_launch_cast(bicl_context *ctx, bicl_memo *memo, cl_command_queu
                              const bicl_tensor *const *ops, cl_uint n_wait, const cl_event *wait,
                              cl_event *done)
 {
-    const char *ti = bicl_dtype_tag(ops[0]->dtype), *to = bicl_dtype_tag(ops[1]->dtype);
-    char base[32], instance[BICL_INSTANCE_MAX];
-    bicl_name_format(base, sizeof base, "cast_%s_%s", ti, to);
-    bicl_name_format(instance, sizeof instance, "CAST_PAIR(%s, %s)", ti, to);
-    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_CAST, instance, base, ops, 2, NULL,
-                                   0, n_wait, wait, done);
+    bicl_names *n;
+    if (!bicl_names_of(BICL_FAMILY_CAST, BICL_NAMES_KEY(0, 0, ops[0]->dtype, ops[1]->dtype, 0),
+                       &n)) {
+        const char *ti = bicl_dtype_tag(ops[0]->dtype), *to = bicl_dtype_tag(ops[1]->dtype);
+        bicl_name_format(n->base, sizeof n->base, "cast_%s_%s", ti, to);
+        bicl_name_format(n->instance, sizeof n->instance, "CAST_PAIR(%s, %s)", ti, to);
+    }
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_CAST, n->instance, n->base, ops, 2,
+                                   NULL, 0, n_wait, wait, done);
 }
 
 bicl_status bicl_cast(bicl_context *ctx, cl_command_queue queue, const bicl_tensor *x,

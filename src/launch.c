@@ -270,6 +270,43 @@ void bicl_name_format(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+bool bicl_names_of(bicl_family family, unsigned long long key, bicl_names **names)
+{
+    static _Thread_local bicl_names kept[BICL_FAMILY_COUNT];
+    bicl_names *n = &kept[family];
+    *names = n;
+    if (n->key == key)
+        return true;
+    n->key = key;
+    return false;
+}
+
+/* The kernel of a launch: "<base><suffix>", suffix one of "_strided", "_rows_f",
+ * "_rows_s" and "_rows_v<vw>", kept per thread for the next launch of the same base and
+ * suffix (comparing the base costs less than formatting the name). */
+static const char *kernel_name(const char *base, const char *suffix, unsigned vw)
+{
+    static _Thread_local struct {
+        char base[64];
+        const char *suffix;
+        unsigned vw;
+        char name[96];
+    } last;
+    if (last.suffix == suffix && last.vw == vw && strcmp(last.base, base) == 0)
+        return last.name;
+    size_t len = strlen(base);
+    bool keep = len < sizeof last.base; /* always for bicl's names */
+    if (keep)
+        memcpy(last.base, base, len + 1);
+    last.suffix = keep ? suffix : NULL;
+    last.vw = vw;
+    if (vw)
+        bicl_name_format(last.name, sizeof last.name, "%s%s%u", base, suffix, vw);
+    else
+        bicl_name_format(last.name, sizeof last.name, "%s%s", base, suffix);
+    return last.name;
+}
+
 static void put_standard_args(bicl_args *w, const bicl_iter *it, shape_kind kind,
                               const bicl_tensor *const *ops, int n_ops, cl_uint ipt)
 {
@@ -344,18 +381,15 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_memo *memo, bicl_
                       : 1;
     /* Flat and rows iterations run the rows kernel (a flat one as one row); its loop-free
      * form where one element per work-item is all it does (bicl_kernel.h). */
-    char name[96];
+    const char *name;
     const bicl_fix_form *fix = NULL; /* fix_form, where it replaces _rows_s */
     if (kind == SHAPE_STRIDED) {
-        bicl_name_format(name, sizeof name, "%s_strided", base);
+        name = kernel_name(base, "_strided", 0);
     } else if (vw == 1 && v.items_per_thread == 1) {
         fix = fix_form;
-        if (fix)
-            bicl_name_format(name, sizeof name, "%s_rows_f", fix->base);
-        else
-            bicl_name_format(name, sizeof name, "%s_rows_s", base);
+        name = fix ? kernel_name(fix->base, "_rows_f", 0) : kernel_name(base, "_rows_s", 0);
     } else {
-        bicl_name_format(name, sizeof name, "%s_rows_v%u", base, vw);
+        name = kernel_name(base, "_rows_v", vw);
     }
     bicl_kernel *k = NULL;
     bicl_status st = bicl_kernel_acquire(ctx, family, fix ? fix->instance : instance, name, &k);

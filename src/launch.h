@@ -44,6 +44,29 @@ void bicl_name_format(char *buf, size_t size, const char *fmt, ...)
 #endif
     ;
 
+/* A call's program and kernel names, kept per thread and family for the next call with
+ * the same key: an engine's calls repeat a few ops, and formatting the names took about
+ * 600 of the 10,000 instructions of a silu call on PoCL (docs/performance.md, host
+ * overhead). key: every value the names are formatted from (BICL_NAMES_KEY), never 0. */
+typedef struct bicl_names {
+    unsigned long long key; /* the names' key; 0: none yet */
+    char base[64];
+    char instance[BICL_INSTANCE_MAX];
+    char fix_base[64];
+    char fix_instance[BICL_INSTANCE_MAX];
+} bicl_names;
+/* A key from an op's number (below 2^24), a path of the call (below 2^8: a table, a mode,
+ * a rounding) and up to three small values (dtypes, a rounding dtype), each taken as its
+ * low byte: a negative value (BICL_GLU_RD_ONCE) must not fill the other fields' bits. */
+#define BICL_NAMES_KEY(op, path, d0, d1, d2)                                                       \
+    (1ull << 63 | ((unsigned long long)(op)&0xffffffull) << 32 |                                   \
+     ((unsigned long long)(path)&0xffull) << 24 | ((unsigned long long)(d0)&0xffull) << 16 |       \
+     ((unsigned long long)(d1)&0xffull) << 8 | ((unsigned long long)(d2)&0xffull))
+/* The calling thread's names of family. true: they are key's; false: the caller formats
+ * them now (the entry already carries key: nothing may return between this call and the
+ * formatting). */
+bool bicl_names_of(bicl_family family, unsigned long long key, bicl_names **names);
+
 /* Extra arguments of an op, appended after the standard ones; scalar: not a cl_mem
  * (bicl_arg_scalar). */
 typedef struct bicl_kernel_arg {

@@ -94,32 +94,37 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     if (op == BICL_UNARY_IDENTITY) /* the cast kernels copy bits for equal dtypes */
         return bicl_launch_cast(ctx, memo, queue, ops, n_wait, wait, done);
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
-    char base[48], instance[BICL_INSTANCE_MAX];
+    bicl_names *n;
     if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
         bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype};
-        bicl_name_format(base, sizeof base, "unary_table_%s_%s", ti, to);
-        bicl_name_format(instance, sizeof instance, "UNARY_TABLE(%s, %s)", ti, to);
-        return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_UNARY, &k, instance, base, ops, 2,
-                                 n_wait, wait, done);
+        if (!bicl_names_of(BICL_FAMILY_UNARY, BICL_NAMES_KEY(op, 1, x->dtype, y->dtype, 0), &n)) {
+            bicl_name_format(n->base, sizeof n->base, "unary_table_%s_%s", ti, to);
+            bicl_name_format(n->instance, sizeof n->instance, "UNARY_TABLE(%s, %s)", ti, to);
+        }
+        return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_UNARY, &k, n->instance, n->base, ops,
+                                 2, n_wait, wait, done);
     }
-    bicl_name_format(base, sizeof base, "unary_%s_%s_%s", info->kname, ti, to);
-    bicl_name_format(instance, sizeof instance, "UNARY_PAIR(%s, %s, %d, %s, %s)", info->kname,
-                     info->id, info->n_params, ti, to);
+    /* an op with a fast form in the fix-up kernel form where the profile wants it */
+    bool fixup = ctx->act_fixup && info->fast;
+    if (!bicl_names_of(BICL_FAMILY_UNARY, BICL_NAMES_KEY(op, 2 + fixup, x->dtype, y->dtype, 0),
+                       &n)) {
+        bicl_name_format(n->base, sizeof n->base, "unary_%s_%s_%s", info->kname, ti, to);
+        bicl_name_format(n->instance, sizeof n->instance, "UNARY_PAIR(%s, %s, %d, %s, %s)",
+                         info->kname, info->id, info->n_params, ti, to);
+        if (fixup)
+            bicl_name_format(n->fix_instance, sizeof n->fix_instance,
+                             "UNARY_FIX(%s, %s, %d, %s, %s)", info->kname, info->id, info->n_params,
+                             ti, to);
+    }
     /* p0 always (cl/unary.cl: every kernel takes it), p1... as the op has them */
     bicl_kernel_arg extra[BICL_OP_MAX_PARAMS] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
                                                  BICL_SCALAR_ARG(p[2]), BICL_SCALAR_ARG(p[3])};
     int n_extra = info->n_params > 1 ? info->n_params : 1;
-    /* an op with a fast form in the fix-up kernel form where the profile wants it */
-    char fix_instance[BICL_INSTANCE_MAX];
-    bicl_fix_form fix = {fix_instance, base};
-    bool fixup = ctx->act_fixup && info->fast;
+    bicl_fix_form fix = {n->fix_instance, n->base};
     const bicl_dtype d[2] = {x->dtype, y->dtype};
     bicl_vclass cls = op_launch_class(info, d, 1);
-    if (fixup)
-        bicl_name_format(fix_instance, sizeof fix_instance, "UNARY_FIX(%s, %s, %d, %s, %s)",
-                         info->kname, info->id, info->n_params, ti, to);
-    return bicl_launch_elementwise_as(ctx, memo, cls, queue, BICL_FAMILY_UNARY, instance,
-                                      fixup ? &fix : NULL, base, ops, 2, extra, n_extra, n_wait,
+    return bicl_launch_elementwise_as(ctx, memo, cls, queue, BICL_FAMILY_UNARY, n->instance,
+                                      fixup ? &fix : NULL, n->base, ops, 2, extra, n_extra, n_wait,
                                       wait, done);
 }
 
@@ -159,46 +164,52 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
     if (st != BICL_SUCCESS)
         return st;
     const char *ti = bicl_dtype_tag(gate->dtype), *to = bicl_dtype_tag(y->dtype);
-    char base[48], instance[BICL_INSTANCE_MAX];
+    bicl_names *n;
     bool up_first = info->order == BICL_GLU_ORDER_UP;
     /* a table holds act(gate) rounded, which the single-rounding mode must not use */
     if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table &&
         rounding != BICL_GLU_ROUND_ONCE) {
         bool round = round_act != 0;
         bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
-        bicl_name_format(base, sizeof base, "glu_table%s%s_%s_%s", round ? "16" : "",
-                         up_first ? "_up" : "", ti, to);
-        bicl_name_format(instance, sizeof instance, "GLU_TABLE%s(%s, %s)", up_first ? "_UP" : "",
-                         ti, to);
+        if (!bicl_names_of(BICL_FAMILY_GLU,
+                           BICL_NAMES_KEY(act, 1 + round, gate->dtype, y->dtype, 0), &n)) {
+            bicl_name_format(n->base, sizeof n->base, "glu_table%s%s_%s_%s", round ? "16" : "",
+                             up_first ? "_up" : "", ti, to);
+            bicl_name_format(n->instance, sizeof n->instance, "GLU_TABLE%s(%s, %s)",
+                             up_first ? "_UP" : "", ti, to);
+        }
         const bicl_tensor *tops[3] = {&gv, &uv, y};
-        return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_GLU, &k, instance, base, tops, 3,
-                                 n_wait, wait, done);
+        return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_GLU, &k, n->instance, n->base, tops,
+                                 3, n_wait, wait, done);
     }
     /* the single-rounding mode has kernels of its own (cl/glu.cl) */
     bool once = rounding == BICL_GLU_ROUND_ONCE;
-    bicl_name_format(base, sizeof base, once ? "glu1_%s_%s_%s" : "glu_%s_%s_%s", info->kname, ti,
-                     to);
-    bicl_name_format(instance, sizeof instance,
-                     once ? "GLU_PAIR_ONCE(%s, %s, %s, %s)" : "GLU_PAIR(%s, %s, %s, %s)",
-                     info->kname, info->id, ti, to);
     cl_int round_dt = (cl_int)bicl_glu_round_dt(rounding, gate->dtype);
+    /* the two-rounding modes of an activation with a fast form in the fix-up kernel form
+     * where the profile wants it (the single-rounding one has none) */
+    bool fixup = ctx->act_fixup && !once && info->fast;
+    if (!bicl_names_of(BICL_FAMILY_GLU,
+                       BICL_NAMES_KEY(act, 4 + 2 * once + fixup, gate->dtype, y->dtype, round_dt),
+                       &n)) {
+        bicl_name_format(n->base, sizeof n->base, once ? "glu1_%s_%s_%s" : "glu_%s_%s_%s",
+                         info->kname, ti, to);
+        bicl_name_format(n->instance, sizeof n->instance,
+                         once ? "GLU_PAIR_ONCE(%s, %s, %s, %s)" : "GLU_PAIR(%s, %s, %s, %s)",
+                         info->kname, info->id, ti, to);
+        if (fixup) { /* a program per rounding dtype, a constant there (cl/glu.cl) */
+            bicl_name_format(n->fix_instance, sizeof n->fix_instance, "GLU_FIX(%s, %s, %s, %s, %d)",
+                             info->kname, info->id, ti, to, (int)round_dt);
+            bicl_name_format(n->fix_base, sizeof n->fix_base, "%s_rd%d", n->base, (int)round_dt);
+        }
+    }
     const bicl_tensor *ops[3] = {&gv, &uv, y};
     bicl_kernel_arg extra[3] = {BICL_SCALAR_ARG(p[0]), BICL_SCALAR_ARG(p[1]),
                                 BICL_SCALAR_ARG(round_dt)};
-    /* the two-rounding modes of an activation with a fast form in the fix-up kernel form
-     * where the profile wants it (the single-rounding one has none) */
-    char fix_instance[BICL_INSTANCE_MAX], fix_base[64];
-    bicl_fix_form fix = {fix_instance, fix_base};
-    bool fixup = ctx->act_fixup && !once && info->fast;
-    if (fixup) { /* a program per rounding dtype, a constant there (cl/glu.cl) */
-        bicl_name_format(fix_instance, sizeof fix_instance, "GLU_FIX(%s, %s, %s, %s, %d)",
-                         info->kname, info->id, ti, to, (int)round_dt);
-        bicl_name_format(fix_base, sizeof fix_base, "%s_rd%d", base, (int)round_dt);
-    }
+    bicl_fix_form fix = {n->fix_instance, n->fix_base};
     const bicl_dtype d[3] = {gate->dtype, up->dtype, y->dtype};
     return bicl_launch_elementwise_as(ctx, memo, op_launch_class(info, d, 2), queue,
-                                      BICL_FAMILY_GLU, instance, fixup ? &fix : NULL, base, ops, 3,
-                                      extra, 3, n_wait, wait, done);
+                                      BICL_FAMILY_GLU, n->instance, fixup ? &fix : NULL, n->base,
+                                      ops, 3, extra, 3, n_wait, wait, done);
 }
 
 bicl_status bicl_glu(bicl_context *ctx, cl_command_queue queue, bicl_glu_act act,
@@ -273,15 +284,19 @@ static bicl_status binary_launch(bicl_context *ctx, cl_command_queue queue, int 
         st = bicl_alias_check(memo, y, "y", b, "b", b->dtype == y->dtype);
     if (st != BICL_SUCCESS)
         return st;
-    const char *ta = bicl_dtype_tag(a->dtype), *tb = bicl_dtype_tag(b->dtype),
-               *to = bicl_dtype_tag(y->dtype);
-    char base[48], instance[BICL_INSTANCE_MAX];
-    bicl_name_format(base, sizeof base, "binary_%s_%s_%s_%s", bicl_binary_kname(op), ta, tb, to);
-    bicl_name_format(instance, sizeof instance, "BIN_PAIR(%s, %s, %s)", ta, tb, to);
+    bicl_names *n;
+    if (!bicl_names_of(BICL_FAMILY_BINARY, BICL_NAMES_KEY(op, 0, a->dtype, b->dtype, y->dtype),
+                       &n)) {
+        const char *ta = bicl_dtype_tag(a->dtype), *tb = bicl_dtype_tag(b->dtype),
+                   *to = bicl_dtype_tag(y->dtype);
+        bicl_name_format(n->base, sizeof n->base, "binary_%s_%s_%s_%s", bicl_binary_kname(op), ta,
+                         tb, to);
+        bicl_name_format(n->instance, sizeof n->instance, "BIN_PAIR(%s, %s, %s)", ta, tb, to);
+    }
     const bicl_tensor *ops[3] = {&av, &bv, y};
     bicl_kernel_arg extra[2] = {BICL_SCALAR_ARG(alpha), BICL_SCALAR_ARG(beta)};
-    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_BINARY, instance, base, ops, 3,
-                                   extra, 2, n_wait, wait, done);
+    return bicl_launch_elementwise(ctx, memo, queue, BICL_FAMILY_BINARY, n->instance, n->base, ops,
+                                   3, extra, 2, n_wait, wait, done);
 }
 
 bicl_status bicl_binary(bicl_context *ctx, cl_command_queue queue, bicl_binary_op op,

@@ -340,6 +340,38 @@ static void every_op_matches_reference(void **state)
     }
 }
 
+/* Cases of one op (kind, code, then rounding flag) next to each other, dtypes varying. */
+static int by_op(const void *a, const void *b)
+{
+    const op_case *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    if (x->code != y->code)
+        return x->code - y->code;
+    if (x->flag != y->flag)
+        return x->flag - y->flag;
+    return strcmp(x->name, y->name);
+}
+
+/* H: the kernel names a thread keeps from its last call of a family (src/launch.c,
+ * bicl_names_of) follow every value they are formatted from: every case again, one op's
+ * dtype pairs and rounding modes one after another (every_op_matches_reference changes the
+ * op between calls), so a key without a dtype or a mode would name the previous call's
+ * kernel and its bits would differ from the reference. */
+static void kernel_names_follow_each_call(void **state)
+{
+    test_env *env = *state;
+    static op_case cs[600];
+    size_t nc = all_cases(cs, 600);
+    qsort(cs, nc, sizeof cs[0], by_op);
+    for (size_t i = 0; i < nc; ++i) {
+        void *in[2];
+        make_inputs(&cs[i], in, 67, 3000 + i);
+        check_case(env, &cs[i], in, 67, i % 8, "after the same op on other dtypes");
+        free_inputs(&cs[i], in);
+    }
+}
+
 /* I: every variant, offsets 0..7 and sizes 1..67 and 4099, for every op, on two dtype
  * combinations (f32 -> f32 and bf16 -> bf16 style); the same bits as the reference. */
 static void every_variant_gives_the_same_bits(void **state)
@@ -1349,6 +1381,7 @@ int main(void)
         cmocka_unit_test(broadcast_bias_scale_and_fused_glu),
         cmocka_unit_test(bad_inputs_write_nothing),
         cmocka_unit_test(every_op_matches_reference),
+        cmocka_unit_test(kernel_names_follow_each_call),
         cmocka_unit_test(every_variant_gives_the_same_bits),
         cmocka_unit_test(act_table_option_and_path),
         cmocka_unit_test(act_tables_equal_compute_on_every_input),
