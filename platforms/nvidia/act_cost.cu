@@ -1,0 +1,209 @@
+/* act_cost.cu - what bounds an f32 activation's double path and a partial rotation on an
+ * NVIDIA GPU (docs/performance.md, twenty-seventh session), against the same run's float4
+ * copy, 1 GiB in and out, f32 in [-8, 8), event timing of 5 launches after one, two rounds:
+ * (1) the FP64 ceiling: K dependent double fma per element (four elements a thread);
+ * (2) gelu (erf) and silu whole, their double paths alone (rounded to float, no Ziv test),
+ *     and gelu's double path with its exp, its erfcx polynomial or its division left out
+ *     (the values then mean nothing: speed only);
+ * (3) the partial rotation's memory pattern: of every row of R float4 the first K read and
+ *     written in place (128 of 256 bytes: partial 64 of 128 bf16; 128 of 384: MLA's q_pe).
+ * Built by platforms/nvidia/math_bench.sh with BENCH=act_cost. */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "cl/bicl_math_f32.h"
+
+#define GRID_STRIDE(i, n)                                                                          \
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);                        \
+         i += (size_t)gridDim.x * blockDim.x)
+__global__ void k_copy(const float4 *in, float4 *out, size_t n)
+{
+    GRID_STRIDE(i, n) out[i] = in[i];
+}
+
+template <int K> __device__ float chain(float x)
+{
+    double d = (double)x, a = d;
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        a = __fma_rn(a, 1.0000001, d); /* dependent chain */
+    return (float)a;
+}
+/* gelu's double path with stages replaceable */
+template <int S> __device__ float gelu_stage(float x)
+{
+    double t = bicl_f64_abs((double)x);
+    double zh = t * BICL_M_ISQ2_D;
+    double zl = bicl_fma(t, BICL_M_ISQ2_D, -zh) + t * BICL_M_ISQ2_DL;
+    double s = zh * zh;
+    double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
+    bicl_i32 k = 0;
+    double e = S == 1 ? 1.0 - s : bicl_m_exp_fast_d(-s, &k);
+    e = bicl_fma(-e, sl, e);
+    double p;
+    if (S == 2) {
+        p = 1.0 - zh;
+    } else if (S == 3) { /* the polynomial without the division */
+        double tt = (zh - 4.0) * 0.125;
+        p = -0x1.7f01b1a2a3191p-29;
+        p = bicl_fma(p, tt, -0x1.68cc43562f04ap-28);
+        p = bicl_fma(p, tt, 0x1.7ae4caacd32e4p-25);
+        p = bicl_fma(p, tt, 0x1.c60a96c533fbcp-24);
+        p = bicl_fma(p, tt, -0x1.38c0c233757e5p-22);
+        p = bicl_fma(p, tt, -0x1.c1453cce5d962p-22);
+        p = bicl_fma(p, tt, 0x1.8b0bc70169d11p-19);
+        p = bicl_fma(p, tt, -0x1.fe1e26a995190p-20);
+        p = bicl_fma(p, tt, -0x1.7a688fb4e82e2p-16);
+        p = bicl_fma(p, tt, 0x1.4b472842833c9p-14);
+        p = bicl_fma(p, tt, -0x1.6d1afad4577c0p-16);
+        p = bicl_fma(p, tt, -0x1.a2f8fbc8d817ep-11);
+        p = bicl_fma(p, tt, 0x1.0a17eb9952bc5p-8);
+        p = bicl_fma(p, tt, -0x1.a4ded4135c443p-7);
+        p = bicl_fma(p, tt, 0x1.0066e1045cfafp-5);
+        p = bicl_fma(p, tt, -0x1.027d5744b9044p-4);
+        p = bicl_fma(p, tt, 0x1.be502c3659165p-4);
+        p = bicl_fma(p, tt, -0x1.506666f69e4b5p-3);
+        p = bicl_fma(p, tt, 0x1.bff01a5f9084ep-3);
+        p = bicl_fma(p, tt, -0x1.094922737431ap-2);
+        p = bicl_fma(p, tt, 0x1.18932bf08e154p-3);
+    } else {
+        p = bicl_m_erfcx_t_d(zh);
+    }
+    double c = e * p * bicl_f64_pow2(k);
+    double phi = x < 0.0f ? 0.5 * c : 1.0 - 0.5 * c;
+    return (float)((double)x * phi);
+}
+__device__ float dbl_only_gelu(float x)
+{
+    return (float)bicl_m_gelu_erf_dbl(x);
+}
+__device__ float dbl_only_silu(float x)
+{
+    return (float)bicl_m_silu_dbl(x);
+}
+__device__ float fast_gelu(float x)
+{
+    int ok;
+    return bicl_gelu_erf_fast(x, &ok);
+}
+
+#define ACT_KERNEL(NAME, F)                                                                        \
+    __global__ void NAME(const float4 *in, float4 *out, size_t n)                                  \
+    {                                                                                              \
+        GRID_STRIDE(i, n)                                                                          \
+        {                                                                                          \
+            float4 v = in[i];                                                                      \
+            v.x = F(v.x);                                                                          \
+            v.y = F(v.y);                                                                          \
+            v.z = F(v.z);                                                                          \
+            v.w = F(v.w);                                                                          \
+            out[i] = v;                                                                            \
+        }                                                                                          \
+    }
+#define ACT_KERNEL2(NAME, F)                                                                       \
+    __global__ void NAME(const float4 *in, float4 *out, size_t n)                                  \
+    {                                                                                              \
+        const float2 *i2 = (const float2 *)in;                                                     \
+        float2 *o2 = (float2 *)out;                                                                \
+        GRID_STRIDE(i, 2 * n)                                                                      \
+        {                                                                                          \
+            float2 v = i2[i];                                                                      \
+            v.x = F(v.x);                                                                          \
+            v.y = F(v.y);                                                                          \
+            o2[i] = v;                                                                             \
+        }                                                                                          \
+    }
+ACT_KERNEL(k_c0, chain<0>)
+ACT_KERNEL(k_c8, chain<8>) ACT_KERNEL(k_c16, chain<16>) ACT_KERNEL(k_c24, chain<24>)
+    ACT_KERNEL(k_c32, chain<32>) ACT_KERNEL(k_c48, chain<48>) ACT_KERNEL(k_c64, chain<64>)
+        ACT_KERNEL(k_c96, chain<96>) ACT_KERNEL(k_silu, bicl_silu)
+            ACT_KERNEL(k_silu_d, dbl_only_silu) ACT_KERNEL(k_gelu, bicl_gelu_erf)
+                ACT_KERNEL2(k_gelu2, bicl_gelu_erf) ACT_KERNEL(k_gelu_fast, fast_gelu)
+                    ACT_KERNEL(k_gelu_d, dbl_only_gelu) ACT_KERNEL(k_g0, gelu_stage<0>)
+                        ACT_KERNEL(k_g1, gelu_stage<1>) ACT_KERNEL(k_g2, gelu_stage<2>)
+                            ACT_KERNEL(k_g3, gelu_stage<3>) ACT_KERNEL(k_gelu_tanh, bicl_gelu_tanh)
+                                ACT_KERNEL(k_softcap1, bicl_tanhf)
+
+    /* the partial rotation's memory pattern: of every row of R float4s (16 bytes each) the
+     * first K are read and written back (in place: 128 of 256 bytes for partial 64 of 128
+     * bf16, 128 of 384 for MLA's q_pe), one float4 a thread */
+    template <int K, int R>
+    __global__ void k_part(const float4 *in, float4 *out, size_t n)
+{
+    GRID_STRIDE(i, n / R * K)
+    {
+        size_t row = i / K, j = i % K;
+        float4 v = out[row * R + j];
+        v.x += 1.0f;
+        out[row * R + j] = v;
+    }
+}
+typedef void (*kfn)(const float4 *, float4 *, size_t);
+
+int main()
+{
+    size_t bytes = (size_t)1 << 30, n = bytes / 16;
+    float *h = (float *)malloc(bytes);
+    unsigned s = 12345;
+    for (size_t i = 0; i < n * 4; ++i) {
+        s = s * 1664525u + 1013904223u;
+        h[i] = ((s >> 8) + 1) / 16777217.0f * 16.0f - 8.0f;
+    }
+    float4 *in, *out;
+    cudaMalloc(&in, bytes);
+    cudaMalloc(&out, bytes);
+    cudaMemcpy(in, h, bytes, cudaMemcpyHostToDevice);
+    struct {
+        const char *name;
+        kfn f;
+    } ks[] = {{"copy", k_copy},
+              {"dfma chain 0", k_c0},
+              {"dfma chain 8", k_c8},
+              {"dfma chain 16", k_c16},
+              {"dfma chain 24", k_c24},
+              {"dfma chain 32", k_c32},
+              {"dfma chain 48", k_c48},
+              {"dfma chain 64", k_c64},
+              {"dfma chain 96", k_c96},
+              {"silu", k_silu},
+              {"silu dbl only", k_silu_d},
+              {"gelu", k_gelu},
+              {"gelu 2/thread", k_gelu2},
+              {"gelu fast form", k_gelu_fast},
+              {"gelu dbl only", k_gelu_d},
+              {"gelu stages all", k_g0},
+              {"gelu no exp", k_g1},
+              {"gelu no erfcx", k_g2},
+              {"gelu no division", k_g3},
+              {"gelu_tanh", k_gelu_tanh},
+              {"tanh", k_softcap1},
+              {"part 8 of 16 (x2)", k_part<8, 16>},
+              {"part 8 of 24 (x3)", k_part<8, 24>},
+              {"part 16 of 32 (x2)", k_part<16, 32>}};
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    for (int round = 0; round < 2; ++round) {
+        double copy_gbs = 0;
+        for (size_t k = 0; k < sizeof ks / sizeof ks[0]; ++k) {
+            int blocks = (int)((n + 255) / 256);
+            ks[k].f<<<blocks, 256>>>(in, out, n);
+            cudaEventRecord(a);
+            for (int r = 0; r < 5; ++r)
+                ks[k].f<<<blocks, 256>>>(in, out, n);
+            cudaEventRecord(b);
+            cudaEventSynchronize(b);
+            float ms;
+            cudaEventElapsedTime(&ms, a, b);
+            double gbs = 2.0 * bytes * 5 / (ms * 1e-3) / 1e9;
+            if (!strncmp(ks[k].name, "part", 4)) /* bytes moved: the rows' read and written part */
+                gbs /= strstr(ks[k].name, "x3") ? 3.0 : 2.0;
+            if (k == 0)
+                copy_gbs = gbs;
+            printf("round %d %-18s %8.1f GB/s  %.3f of copy\n", round, ks[k].name, gbs,
+                   gbs / copy_gbs);
+        }
+    }
+    printf("status: %s\n", cudaGetErrorString(cudaGetLastError()));
+    return 0;
+}
