@@ -9,32 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include "cl/bicl_math_f32.h"
+#include "cuda_bench.cuh"
 
-#define GRID_STRIDE(i, n)                                                                          \
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);                        \
-         i += (size_t)gridDim.x * blockDim.x)
-
-__global__ void k_copy(const float4 *in, float4 *out, size_t n)
-{
-    GRID_STRIDE(i, n) out[i] = in[i];
-}
 __device__ float torch_silu(float x)
 {
     return x / (1.0f + expf(-x));
 }
-#define ACT_KERNEL(NAME, F)                                                                        \
-    __global__ void NAME(const float4 *in, float4 *out, size_t n)                                  \
-    {                                                                                              \
-        GRID_STRIDE(i, n)                                                                          \
-        {                                                                                          \
-            float4 v = in[i];                                                                      \
-            v.x = F(v.x);                                                                          \
-            v.y = F(v.y);                                                                          \
-            v.z = F(v.z);                                                                          \
-            v.w = F(v.w);                                                                          \
-            out[i] = v;                                                                            \
-        }                                                                                          \
-    }
 ACT_KERNEL(k_torch, torch_silu)
 ACT_KERNEL(k_silu, bicl_silu)
 ACT_KERNEL(k_sigmoid, bicl_sigmoidf)

@@ -12,7 +12,7 @@ W=$(mktemp -d)
 dev() { sed -i 's/^#define BICL_FN            static inline/#define BICL_FN __device__ static inline/; s/^#define BICL_TABLE         static const/#define BICL_TABLE __device__ static const/' "$1/cl/bicl_portable.h"; }
 run() { # $1: a folder holding cl/
   dev "$1"
-  cp "platforms/nvidia/${BENCH:-math_bench}.cu" "$1/mb.cu" && nvcc -arch=sm_90 -O3 -fmad=false -o "$1/mb" "$1/mb.cu"
+  cp platforms/nvidia/cuda_bench.cuh "$1/" && cp "platforms/nvidia/${BENCH:-math_bench}.cu" "$1/mb.cu" && nvcc -arch=sm_90 -O3 -fmad=false -o "$1/mb" "$1/mb.cu"
   "$1/mb" "${DIST:-0}"
 }
 if [ -n "${1:-}" ]; then
