@@ -73,13 +73,15 @@ __device__ float fast_gelu(float x)
 ACT_KERNEL(k_c0, chain<0>)
 ACT_KERNEL(k_c8, chain<8>)
 ACT_KERNEL(k_c16, chain<16>)
-ACT_KERNEL(k_c24, chain<24>) ACT_KERNEL(k_c32, chain<32>) ACT_KERNEL(k_c48, chain<48>)
-    ACT_KERNEL(k_c64, chain<64>) ACT_KERNEL(k_c96, chain<96>) ACT_KERNEL(k_silu, bicl_silu)
-        ACT_KERNEL(k_silu_d, dbl_only_silu) ACT_KERNEL(k_gelu, bicl_gelu_erf)
-            ACT_KERNEL2(k_gelu2, bicl_gelu_erf) ACT_KERNEL(k_gelu_fast, fast_gelu)
-                ACT_KERNEL(k_gelu_d, dbl_only_gelu) ACT_KERNEL(k_g0, gelu_stage<0>)
-                    ACT_KERNEL(k_g1, gelu_stage<1>) ACT_KERNEL(k_g2, gelu_stage<2>)
-                        ACT_KERNEL(k_gelu_tanh, bicl_gelu_tanh) ACT_KERNEL(k_softcap1, bicl_tanhf)
+ACT_KERNEL(k_c24, chain<24>)
+ACT_KERNEL(k_c32, chain<32>)
+ACT_KERNEL(k_c48, chain<48>) ACT_KERNEL(k_c64, chain<64>) ACT_KERNEL(k_c96, chain<96>)
+    ACT_KERNEL(k_silu, bicl_silu) ACT_KERNEL(k_silu_d, dbl_only_silu)
+        ACT_KERNEL(k_gelu, bicl_gelu_erf) ACT_KERNEL2(k_gelu2, bicl_gelu_erf)
+            ACT_KERNEL(k_gelu_fast, fast_gelu) ACT_KERNEL(k_gelu_d, dbl_only_gelu)
+                ACT_KERNEL(k_g0, gelu_stage<0>) ACT_KERNEL(k_g1, gelu_stage<1>)
+                    ACT_KERNEL(k_g2, gelu_stage<2>) ACT_KERNEL(k_gelu_tanh, bicl_gelu_tanh)
+                        ACT_KERNEL(k_softcap1, bicl_tanhf)
 
     /* the partial rotation's memory pattern: of every row of R float4s (16 bytes each) the
      * first K are read and written back (in place: 128 of 256 bytes for partial 64 of 128
@@ -95,17 +97,11 @@ ACT_KERNEL(k_c24, chain<24>) ACT_KERNEL(k_c32, chain<32>) ACT_KERNEL(k_c48, chai
         out[row * R + j] = v;
     }
 }
-typedef void (*kfn)(const float4 *, float4 *, size_t);
-
 int main()
 {
     size_t bytes = (size_t)1 << 30, n = bytes / 16;
     float *h = (float *)malloc(bytes);
-    unsigned s = 12345;
-    for (size_t i = 0; i < n * 4; ++i) {
-        s = s * 1664525u + 1013904223u;
-        h[i] = ((s >> 8) + 1) / 16777217.0f * 16.0f - 8.0f;
-    }
+    fill(h, n * 4, 0);
     float4 *in, *out;
     cudaMalloc(&in, bytes);
     cudaMalloc(&out, bytes);
@@ -137,22 +133,10 @@ int main()
               {"part 8 of 16 (x2)", k_part<8, 16>},
               {"part 8 of 24 (x3)", k_part<8, 24>},
               {"part 16 of 32 (x2)", k_part<16, 32>}};
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
     for (int round = 0; round < 2; ++round) {
         double copy_gbs = 0;
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; ++k) {
-            int blocks = (int)((n + 255) / 256);
-            ks[k].f<<<blocks, 256>>>(in, out, n);
-            cudaEventRecord(a);
-            for (int r = 0; r < 5; ++r)
-                ks[k].f<<<blocks, 256>>>(in, out, n);
-            cudaEventRecord(b);
-            cudaEventSynchronize(b);
-            float ms;
-            cudaEventElapsedTime(&ms, a, b);
-            double gbs = 2.0 * bytes * 5 / (ms * 1e-3) / 1e9;
+            double gbs = time_gbs(ks[k].f, in, out, n, bytes, 5);
             if (!strncmp(ks[k].name, "part", 4)) /* bytes moved: the rows' read and written part */
                 gbs /= strstr(ks[k].name, "x3") ? 3.0 : 2.0;
             if (k == 0)
