@@ -1,9 +1,9 @@
 /* memcache.h - layer 1: what OpenCL said of each cl_mem, kept across calls (memcache.c).
  *
  * A call validates every buffer it is given (design rule 5) from its bicl_mem_facts:
- * five to seven clGetMemObjectInfo each, about 50 ns apiece through the ICD loader and
- * NVIDIA's driver, a third of bicl's host overhead above a bare enqueue for RoPE's five
- * buffers (docs/performance.md). None of those facts change while the handle lives, so
+ * five to seven clGetMemObjectInfo each (on NVIDIA seven buffer queries and a queue query
+ * cost about 0.4 us per enqueue in the twenty-third session's measurement,
+ * docs/performance.md). None of those facts change while the handle lives, so
  * the facts of a handle that answered are kept, process-wide, until OpenCL destroys the
  * buffer: a destructor callback (clSetMemObjectDestructorCallback, OpenCL 1.1), which
  * OpenCL runs before it frees the object, removes the entry, so a handle that comes back
