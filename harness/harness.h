@@ -93,6 +93,12 @@ enum {
     /* The op needs fp64 on the device (RoPE with inline cos/sin): on a device without
      * it, I and R are "not applicable" (A still runs on the host). */
     HARNESS_OP_NEEDS_FP64 = 1u << 2,
+    /* A RoPE configuration outside its model's half fraction: of the eight (angle mode x
+     * cos/sin source x storage dtype), those whose three levels and the model's ordinal
+     * in its family have an odd sum. bicl-check --rope-half leaves them out: every model
+     * keeps each level of each factor twice, and two consecutive models run all eight.
+     * Never set on a configuration that runs every variant. */
+    HARNESS_OP_OFF_HALF = 1u << 3,
 };
 
 /* How to run one op with fixed dtypes and parameters. To add an op, fill one of these

@@ -1787,6 +1787,7 @@ static void add_rope_config(rope_family *f, const char *name, const bicl_rope_co
 {
     static const bicl_dtype dts[2] = {BICL_BF16, BICL_F32};
     static const bicl_rope_source sources[2] = {BICL_ROPE_SOURCE_TABLE, BICL_ROPE_SOURCE_INLINE};
+    size_t model = f->n / 4; /* the model's ordinal in its family (4 defs each) */
     for (int mode = 0; mode < 2; ++mode)
         for (int src = 0; src < 2; ++src) {
             if (f->n == f->cap)
@@ -1816,6 +1817,8 @@ static void add_rope_config(rope_family *f, const char *name, const bicl_rope_co
                 /* both cos/sin sources are paths of one kernel: each runs every variant */
                 op.flags = variant_flags(variants && mode == 0 && k == 0) |
                            (src == 1 ? HARNESS_OP_NEEDS_FP64 : 0u);
+                if ((op.flags & HARNESS_OP_FEW_VARIANTS) && (mode + src + k + model) % 2)
+                    op.flags |= HARNESS_OP_OFF_HALF;
                 snprintf(label, sizeof label, "%s/%s/%s/%s", def->name, mode ? "hf" : "exact",
                          src ? "inline" : "table", bicl_dtype_name(dts[k]));
                 add_op(op, label);

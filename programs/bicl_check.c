@@ -25,13 +25,14 @@ typedef struct options {
     size_t n_ops;
     const char *skip[MAX_OP_FILTERS];
     size_t n_skip;
-    bool quick, primary, square, list, list_names, help;
+    bool quick, primary, square, rope_half, plan, list, list_names, help;
 } options;
 
 static void usage(FILE *f)
 {
     fputs("usage: bicl-check [--device SPEC] [--quick] [--primary] [--dtype-square]\n"
-          "                  [--op NAME]... [--skip-op NAME]... [--json FILE|-] [--verify FILE]\n"
+          "                  [--rope-half] [--op NAME]... [--skip-op NAME]... [--plan]\n"
+          "                  [--json FILE|-] [--verify FILE]\n"
           "       bicl-check --hf-config config.json [--device SPEC] [--quick] [--json FILE]\n"
           "       bicl-check --golden FILE [--op NAME]...\n"
           "       bicl-check --list | --list-ops | --help\n"
@@ -53,6 +54,12 @@ static void usage(FILE *f)
           "                 three: a Latin square, every input and every output dtype once,\n"
           "                 rotated from op to op; configurations that run every variant\n"
           "                 always run (a second compiler's check: ctest's Intel entry)\n"
+          "  --rope-half    of a RoPE model's eight configurations (angle mode x cos/sin\n"
+          "                 source x dtype), only four: each level of each factor twice,\n"
+          "                 alternating from model to model (two consecutive models run\n"
+          "                 all eight); configurations that run every variant always run\n"
+          "  --plan         print the op configurations the other options select, one a\n"
+          "                 line, and exit (no device)\n"
           "  --op NAME      only this op (repeatable); --list shows the names\n"
           "  --skip-op NAME not this op (repeatable)\n"
           "  --json FILE    write the results as JSON ('-': stdout; the table then goes\n"
@@ -111,6 +118,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->primary = true;
         } else if (strcmp(a, "--dtype-square") == 0) {
             o->square = true;
+        } else if (strcmp(a, "--rope-half") == 0) {
+            o->rope_half = true;
+        } else if (strcmp(a, "--plan") == 0) {
+            o->plan = true;
         } else if (strcmp(a, "--list") == 0) {
             o->list = true;
         } else if (strcmp(a, "--list-ops") == 0) {
@@ -180,12 +191,22 @@ static bool on_square(size_t i)
 }
 
 /* Op i runs when it is at or after first_op (--hf-config) and passes the --op,
- * --primary and --dtype-square filters. */
+ * --primary, --dtype-square and --rope-half filters. */
 static bool selected_at(const options *o, size_t i)
 {
     const harness_op *op = harness_op_at(i);
     return i >= o->first_op && selected(o, op->name) &&
-           !(o->primary && (op->flags & HARNESS_OP_FEW_VARIANTS)) && !(o->square && !on_square(i));
+           !(o->primary && (op->flags & HARNESS_OP_FEW_VARIANTS)) &&
+           !(o->square && !on_square(i)) && !(o->rope_half && (op->flags & HARNESS_OP_OFF_HALF));
+}
+
+/* --plan: the selected op configurations, "name dtype" a line. */
+static int print_plan(const options *o)
+{
+    for (size_t i = 0; i < harness_op_count(); ++i)
+        if (selected_at(o, i))
+            printf("%s %s\n", harness_op_at(i)->name, harness_op_at(i)->dtype);
+    return 0;
 }
 
 static void operand_list(FILE *f, const harness_operand *ops, int n)
@@ -553,6 +574,8 @@ int main(int argc, char **argv)
         return list_op_names();
     if (o.list)
         return list_ops();
+    if (o.plan)
+        return print_plan(&o);
     if (o.golden)
         return write_golden(&o);
     return run_check(&o);
