@@ -6,7 +6,11 @@
  *     and gelu's double path with its exp or its erfcx left out
  *     (the values then mean nothing: speed only);
  * (3) the partial rotation's memory pattern: of every row of R float4 the first K read and
- *     written in place (128 of 256 bytes: partial 64 of 128 bf16; 128 of 384: MLA's q_pe).
+ *     written in place (128 of 256 bytes: partial 64 of 128 bf16; 128 of 384: MLA's q_pe);
+ * (4) silu's double path with the float -> double and double -> float conversions (F2F,
+ *     a quarter of the FP64 rate on sm_90 per CUDA's throughput table) done by integer
+ *     bit operations instead, each alone and both; their bits are compared with bicl_silu's
+ *     over the whole buffer (mismatches printed).
  * Built by platforms/nvidia/math_bench.sh with BENCH=act_cost. */
 #include <cstdio>
 #include <cstdlib>
@@ -57,6 +61,35 @@ __device__ float fast_gelu(float x)
     return bicl_gelu_erf_fast(x, &ok);
 }
 
+/* x -> double by bits, x a normal float: sign, exponent rebiased by 1023 - 127, mantissa
+ * shifted by 29 */
+__device__ double f2d_bits(float x)
+{
+    unsigned u = __float_as_uint(x);
+    unsigned hi = (u & 0x80000000u) | (((u & 0x7fffffffu) >> 3) + 0x38000000u);
+    return __hiloint2double((int)hi, (int)(u << 29));
+}
+/* round(y) by bits where the float is normal and y's 29 low bits are not a tie: the top 32
+ * bits of (hi:lo) << 3, exponent rebiased modulo 2^32, the rounding bit added, sign kept */
+__device__ float d2f_bits(double y)
+{
+    unsigned hi = (unsigned)__double2hiint(y), lo = (unsigned)__double2loint(y);
+    unsigned m = __funnelshift_l(lo, hi, 3);
+    unsigned f = (m + 0x40000000u + ((lo >> 28) & 1u)) & 0x7fffffffu;
+    return __uint_as_float(f | (hi & 0x80000000u));
+}
+template <int IN, int OUT> __device__ float silu_cv(float x)
+{
+    int c = bicl_m_silu_common(x);
+    float xx = c < 0 ? x : 1.0f;
+    double xd = IN ? f2d_bits(xx) : (double)xx;
+    double y = xd * bicl_m_sigmoid_fast_d(xd);
+    unsigned lo = (unsigned)__double2loint(y);
+    int ok = (c < 0) & ((lo & 0x1fffffffu) - (0x10000000u - 64u) >= 128u);
+    float r = OUT ? d2f_bits(y) : (float)y;
+    return ok ? r : bicl_silu(x);
+}
+
 #define ACT_KERNEL2(NAME, F)                                                                       \
     __global__ void NAME(const float4 *in, float4 *out, size_t n)                                  \
     {                                                                                              \
@@ -82,6 +115,10 @@ ACT_KERNEL(k_c48, chain<48>) ACT_KERNEL(k_c64, chain<64>) ACT_KERNEL(k_c96, chai
                 ACT_KERNEL(k_g0, gelu_stage<0>) ACT_KERNEL(k_g1, gelu_stage<1>)
                     ACT_KERNEL(k_g2, gelu_stage<2>) ACT_KERNEL(k_gelu_tanh, bicl_gelu_tanh)
                         ACT_KERNEL(k_softcap1, bicl_tanhf)
+ACT_KERNEL(k_silu_cv00, (silu_cv<0, 0>))
+ACT_KERNEL(k_silu_cv10, (silu_cv<1, 0>))
+ACT_KERNEL(k_silu_cv01, (silu_cv<0, 1>))
+ACT_KERNEL(k_silu_cv11, (silu_cv<1, 1>))
 
     /* the partial rotation's memory pattern: of every row of R float4s (16 bytes each) the
      * first K are read and written back (in place: 128 of 256 bytes for partial 64 of 128
@@ -132,7 +169,11 @@ int main()
               {"tanh", k_softcap1},
               {"part 8 of 16 (x2)", k_part<8, 16>},
               {"part 8 of 24 (x3)", k_part<8, 24>},
-              {"part 16 of 32 (x2)", k_part<16, 32>}};
+              {"part 16 of 32 (x2)", k_part<16, 32>},
+              {"silu cvt F2F both", k_silu_cv00},
+              {"silu cvt bits in", k_silu_cv10},
+              {"silu cvt bits out", k_silu_cv01},
+              {"silu cvt bits both", k_silu_cv11}};
     for (int round = 0; round < 2; ++round) {
         double copy_gbs = 0;
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; ++k) {
@@ -144,6 +185,21 @@ int main()
             printf("round %d %-18s %8.1f GB/s  %.3f of copy\n", round, ks[k].name, gbs,
                    gbs / copy_gbs);
         }
+    }
+    /* the conversion variants' bits against bicl_silu's */
+    float *ref = (float *)malloc(bytes), *got = (float *)malloc(bytes);
+    int blocks = (int)((n + 255) / 256);
+    k_silu<<<blocks, 256>>>(in, out, n);
+    cudaMemcpy(ref, out, bytes, cudaMemcpyDeviceToHost);
+    kfn cv[] = {k_silu_cv00, k_silu_cv10, k_silu_cv01, k_silu_cv11};
+    for (int v = 0; v < 4; ++v) {
+        cv[v]<<<blocks, 256>>>(in, out, n);
+        cudaMemcpy(got, out, bytes, cudaMemcpyDeviceToHost);
+        size_t bad = 0;
+        for (size_t i = 0; i < n * 4; ++i)
+            bad += memcmp(&ref[i], &got[i], 4) != 0;
+        printf("silu cvt variant %d%d: %zu of %zu differ from bicl_silu\n", v & 1, v >> 1, bad,
+               n * 4);
     }
     printf("status: %s\n", cudaGetErrorString(cudaGetLastError()));
     return 0;
