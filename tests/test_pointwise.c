@@ -938,11 +938,24 @@ static void act_table_option_and_path(void **state)
 }
 
 /* Every op with a table, every 16-bit input dtype and every output dtype, GLU with
- * round_act_to_storage both ways: the table path ("auto") and the compute path ("off")
- * give the same bits as each other and as the host reference for all 65536 inputs
- * (NaNs with payloads, infinities, denormals, -0 among them; up random bits), on every
- * vector width and items per thread, unaligned offsets, row and strided views. The
- * table launch counter proves that the auto context took the table path each time. */
+ * round_act_to_storage both ways: the table path ("auto") gives the host reference's bits
+ * for all 65536 inputs (NaNs with payloads, infinities, denormals, -0 among them; up
+ * random bits), on every vector width and items per thread, unaligned offsets, row and
+ * strided views; the compute path ("off") gives the same bits as both on all inputs for
+ * half of an op's six dtype pairs: each output dtype once, the input dtype alternating
+ * with the op (on_compute_square), every pair over the ops (asserted). Each compute path
+ * is a program of its own, built for this test alone (a second of PoCL's time each: 102
+ * of them were most of this test's 141 s). The table launch counter proves that the auto
+ * context took the table path each time. */
+static bool on_compute_square(const op_case *c, unsigned *pairs_seen)
+{
+    int a = c->in[0] == BICL_BF16, b = c->out[0] == BICL_F32 ? 0 : c->out[0] == BICL_F16 ? 1 : 2;
+    if ((a + b + c->kind + c->code + c->flag) % 2)
+        return false;
+    *pairs_seen |= 1u << (3 * a + b);
+    return true;
+}
+
 static void act_tables_equal_compute_on_every_input(void **state)
 {
     test_env *env = *state;
@@ -952,13 +965,16 @@ static void act_tables_equal_compute_on_every_input(void **state)
     test_env on = env_with_tables(env, "auto"), off = env_with_tables(env, "off");
     static const unsigned vws[] = {1, 4, 8};
     static const unsigned ipts[] = {1, 3};
-    size_t n_table = 0;
+    size_t n_table = 0, n_compute = 0;
+    unsigned pairs_seen = 0;
     unsigned long want_launches = 0;
     for (size_t i = 0; i < nc; ++i) {
         const op_case *c = &cs[i];
         if (!has_table(c))
             continue;
         ++n_table;
+        bool compute = on_compute_square(c, &pairs_seen);
+        n_compute += compute;
         void *in[2];
         uint16_t *g = malloc(n * 2), *u = malloc(n * 2);
         assert_true(g && u);
@@ -973,10 +989,12 @@ static void act_tables_equal_compute_on_every_input(void **state)
         unsigned char *y_on = malloc(n * es), *y_off = malloc(n * es);
         assert_true(y_on && y_off);
         run_flat(&on, c, in, n, y_on);
-        run_flat(&off, c, in, n, y_off);
         ++want_launches;
-        test_assert_bits_equal(y_on, y_off, n, es, c->name);
-        check_case(&off, c, in, n, 0, "compute path"); /* both equal the reference */
+        if (compute) {
+            run_flat(&off, c, in, n, y_off);
+            test_assert_bits_equal(y_on, y_off, n, es, c->name);
+            check_case(&off, c, in, n, 0, "compute path"); /* both equal the reference */
+        }
         check_case(&on, c, in, n, 0, "table path");
         ++want_launches;
         size_t k = 0;
@@ -1013,6 +1031,8 @@ static void act_tables_equal_compute_on_every_input(void **state)
      * softplus) x 2 input x 3 output dtypes; 4 gated units (swiglu, geglu, geglu_tanh,
      * mul_and_silu) x 2 x 3 x rounding 2 ways */
     assert_int_equal(n_table, 54 + 48);
+    assert_int_equal(n_compute, n_table / 2);
+    assert_int_equal(pairs_seen, 0x3fu); /* every 16-bit input with every output */
     bicl_context_free(on.ctx);
     bicl_context_free(off.ctx);
 }
