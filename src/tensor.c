@@ -2,7 +2,6 @@
  * aliasing checks, and the iteration space of an elementwise op. */
 #include "tensor.h"
 #include "context_state.h"
-#include "memcache.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -93,19 +92,19 @@ static void query_facts(cl_mem mem, bicl_mem_facts *f)
         f->host = NULL;
 }
 
-/* The facts of mem: the memo's entry, else a new entry (into *scratch where the memo is
- * full) from the facts kept across calls (memcache.h) or from OpenCL's answers, which are
- * then kept. The pointer lives as long as the memo or the scratch. */
+/* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
+ * the memo is full). The pointer lives as long as the memo or the scratch. Nothing is kept
+ * across calls: a handle released after a call may come back as another buffer, and
+ * NVIDIA's driver gave a new buffer the handle of a released one before the released
+ * one's destructor callback had run (the twenty-seventh session's cache of these facts,
+ * removed: docs/performance.md). */
 static const bicl_mem_facts *facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
 {
     for (int i = 0; i < memo->n; ++i)
         if (memo->facts[i].mem == mem)
             return &memo->facts[i];
     bicl_mem_facts *f = memo->n < BICL_MEMO_MAX ? &memo->facts[memo->n++] : scratch;
-    if (!bicl_mem_cache_get(mem, f)) {
-        query_facts(mem, f);
-        bicl_mem_cache_put(f);
-    }
+    query_facts(mem, f);
     return f;
 }
 

@@ -4,7 +4,6 @@
 #define BICL_SRC_TENSOR_H
 
 #include "bicl/bicl.h"
-#include "memcache.h"
 
 #include <stdbool.h>
 
@@ -14,6 +13,26 @@ typedef struct bicl_operand {
     bool output;
     bool broadcast_ok; /* zero strides allowed (inputs) */
 } bicl_operand;
+
+/* What a call learns of one cl_mem (clGetMemObjectInfo), asked once per call: its views
+ * share buffers (in place, q and k in one fused buffer), and the context, type, size,
+ * flags, parent, origin and host pointer of a handle never change while it lives. A memo
+ * lives for one call only: a handle released after it may come back as another buffer.
+ * A sub-buffer's parent takes an entry of its own (its flags and host pointer give the
+ * alignment). */
+typedef struct bicl_mem_facts {
+    cl_mem mem;
+    cl_context context;
+    size_t size;
+    cl_mem_flags flags;
+    cl_mem parent; /* a sub-buffer's CL_MEM_ASSOCIATED_MEMOBJECT, else NULL */
+    size_t origin; /* a sub-buffer's CL_MEM_OFFSET */
+    void *host;    /* CL_MEM_HOST_PTR of a CL_MEM_USE_HOST_PTR buffer, else NULL */
+    cl_int err;    /* CL_MEM_CONTEXT's status: not CL_SUCCESS for a rejected handle */
+    cl_mem_object_type type;
+    bool flags_unknown;  /* the flags' query failed */
+    bool origin_unknown; /* the origin's query failed */
+} bicl_mem_facts;
 
 #define BICL_MEMO_MAX 10
 typedef struct bicl_memo {

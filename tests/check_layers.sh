@@ -13,7 +13,7 @@ src=$1/src
 layer() { # layer of a header
     case $1 in
     status.h) echo 0 ;;
-    device.h | profile.h | sources.h | diskcache.h | memcache.h | ops.h | abi.h) echo 1 ;;
+    device.h | profile.h | sources.h | diskcache.h | ops.h | abi.h) echo 1 ;;
     options.h | reference.h) echo 2 ;;
     context_state.h) echo 3 ;;
     tensor.h | program.h) echo 4 ;;

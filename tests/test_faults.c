@@ -5,7 +5,6 @@
  * (ctest sets LD_PRELOAD); run alone, this test fails in its setup. */
 #include "common.h"
 #include "faultinject.h"
-#include "memcache.h"
 #include "profile.h"
 
 #include <dlfcn.h>
@@ -396,88 +395,78 @@ static void read_fault_in_rope_errors(void **state)
     fixture_free(&f);
 }
 
-/* What a call asks OpenCL about one buffer it has not seen (src/tensor.h, bicl_mem_facts):
- * its context, type, size, flags and parent. */
+/* What a call asks OpenCL about one buffer (src/tensor.h, bicl_mem_facts): its context,
+ * type, size, flags and parent. */
 #define QUERIES_PER_BUFFER 5
 
-/* The buffer queries of run on a fixture of new buffers: its first call asks about each
- * buffer once at most (and about each at least once: a count that cannot be right
- * otherwise), however many of its views share one and however many checks read them
- * (RoPE with q and k in place asked 38 times about its 3 buffers before the call's
- * memo, docs/performance.md); a second call asks nothing, the facts being kept until
- * OpenCL destroys the buffers (src/memcache.h), which gives the entries back: a handle
- * that comes back as another buffer (PoCL gave none back in eight tries) cannot meet the
- * facts of the one it was. */
+/* The buffer queries of two calls of run on the same buffers: each asks about each buffer
+ * once at most, however many of its views share one and however many checks read them
+ * (RoPE with q and k in place asked 38 times about its 3 buffers before the call's memo,
+ * docs/performance.md), and at least once: nothing is kept from one call to the next (a
+ * handle released after a call may come back as another buffer; NVIDIA's driver gave a
+ * new buffer a released one's handle before that one's destructor callback ran, so the
+ * twenty-seventh session's cache of these facts validated views against a former
+ * buffer's size). */
 static void assert_queries_on(test_env *env, fixture *f, const char *name, op_fn run, long buffers,
                               long most)
 {
-    long before = fault_calls("clGetMemObjectInfo");
-    assert_int_equal(run(env, f, NULL), BICL_SUCCESS);
-    long asked = fault_calls("clGetMemObjectInfo") - before;
-    if (asked > most || asked < buffers)
-        fail_msg("%s: %ld buffer queries for %ld new buffers (at most %ld)", name, asked, buffers,
-                 most);
-    before = fault_calls("clGetMemObjectInfo");
-    assert_int_equal(run(env, f, NULL), BICL_SUCCESS);
-    asked = fault_calls("clGetMemObjectInfo") - before;
-    if (asked != 0)
-        fail_msg("%s: %ld buffer queries in a second call on the same buffers", name, asked);
+    for (int call = 0; call < 2; ++call) {
+        long before = fault_calls("clGetMemObjectInfo");
+        assert_int_equal(run(env, f, NULL), BICL_SUCCESS);
+        long asked = fault_calls("clGetMemObjectInfo") - before;
+        if (asked > most || asked < buffers)
+            fail_msg("%s, call %d: %ld buffer queries for %ld buffers (at least one each, at "
+                     "most %ld)",
+                     name, call + 1, asked, buffers, most);
+    }
 }
 
-/* The same on a fixture of its own, whose buffers' entries go when they are released. */
-static void assert_queries(test_env *env, const char *name, op_fn run, long buffers)
+static void buffer_queries_once_per_call(void **state)
 {
-    size_t kept = bicl_mem_cache_count();
+    test_env *env = *state;
     fixture f;
     fixture_new(env, &f);
-    assert_queries_on(env, &f, name, run, buffers, QUERIES_PER_BUFFER * buffers);
-    assert_true(bicl_mem_cache_count() >= kept + (size_t)buffers);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
+        assert_queries_on(env, &f, ops[o].name, ops[o].run, ops[o].buffers,
+                          QUERIES_PER_BUFFER * ops[o].buffers);
+    assert_queries_on(env, &f, "rope, q and k in place", op_rope_qk_in_place, 3,
+                      3 * QUERIES_PER_BUFFER);
     assert_int_equal(clFinish(env->queue), CL_SUCCESS);
     fixture_free(&f);
-    if (bicl_mem_cache_count() != kept)
-        fail_msg("%s: %zu buffers' facts kept after the buffers were released (%zu before)", name,
-                 bicl_mem_cache_count(), kept);
 }
 
-static void buffer_queries_once_per_buffer(void **state)
+/* A buffer released and a larger one made in its place (which may get the same handle):
+ * a view that fits the new buffer is accepted, one that reaches past it refused, each
+ * time. */
+static void a_new_buffer_is_judged_by_its_own_size(void **state)
 {
+    enum { SMALL = 16, ROUNDS = 8 };
     test_env *env = *state;
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
-        assert_queries(env, ops[o].name, ops[o].run, ops[o].buffers);
-    assert_queries(env, "rope, q and k in place", op_rope_qk_in_place, 3);
-}
-
-/* The kept facts stay findable while the entries around them go (src/memcache.c keeps
- * them in one open-addressing table, whose removals move entries): 500 buffers, each
- * cast once, a third of them released, then the rest asked about nothing. */
-static void kept_facts_outlive_their_neighbours(void **state)
-{
-    enum { N = 500, EL = 16 };
-    test_env *env = *state;
-    size_t kept = bicl_mem_cache_count(), shape[1] = {EL};
-    test_buf y = test_buf_new(env, 4, EL, NULL), b[N];
-    bicl_tensor ty = test_view(&y, BICL_F32, 0, 1, shape), tb[N];
-    for (int i = 0; i < N; ++i) {
-        b[i] = test_buf_new(env, 4, EL, NULL);
-        tb[i] = test_view(&b[i], BICL_F32, 0, 1, shape);
-        assert_int_equal(bicl_cast(env->ctx, env->queue, &tb[i], &ty, 0, NULL, NULL), BICL_SUCCESS);
+    test_buf y = test_buf_new(env, 4, 64 * SMALL, NULL);
+    for (int r = 0; r < ROUNDS; ++r) {
+        size_t small[1] = {SMALL}, big[1] = {(size_t)SMALL * (r + 2)};
+        test_buf a = test_buf_new(env, 4, SMALL, NULL);
+        bicl_tensor ta = test_view(&a, BICL_F32, 0, 1, small),
+                    ty = test_view(&y, BICL_F32, 0, 1, small);
+        assert_int_equal(bicl_cast(env->ctx, env->queue, &ta, &ty, 0, NULL, NULL), BICL_SUCCESS);
+        assert_int_equal(clFinish(env->queue), CL_SUCCESS);
+        test_buf_free(&a);
+        test_buf b = test_buf_new(env, 4, big[0], NULL);
+        bicl_tensor tb = test_view(&b, BICL_F32, 0, 1, big),
+                    tyb = test_view(&y, BICL_F32, 0, 1, big);
+        assert_int_equal(bicl_cast(env->ctx, env->queue, &tb, &tyb, 0, NULL, NULL), BICL_SUCCESS);
+        size_t bytes = 0; /* the whole buffer, canaries included: a view one element longer */
+        assert_int_equal(clGetMemObjectInfo(b.mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL),
+                         CL_SUCCESS);
+        big[0] = bytes / 4 + 1;
+        tb = test_view(&b, BICL_F32, 0, 1, big);
+        tyb = test_view(&y, BICL_F32, 0, 1, big);
+        assert_int_equal(bicl_cast(env->ctx, env->queue, &tb, &tyb, 0, NULL, NULL),
+                         BICL_ERR_OUT_OF_BOUNDS);
+        assert_int_equal(clFinish(env->queue), CL_SUCCESS);
+        test_buf_free(&b);
     }
-    assert_int_equal(bicl_mem_cache_count(), kept + N + 1);
-    assert_int_equal(clFinish(env->queue), CL_SUCCESS);
-    for (int i = 0; i < N; i += 3)
-        test_buf_free(&b[i]);
-    assert_int_equal(bicl_mem_cache_count(), kept + N + 1 - (N + 2) / 3);
-    long before = fault_calls("clGetMemObjectInfo");
-    for (int i = 0; i < N; ++i)
-        if (i % 3)
-            assert_int_equal(bicl_cast(env->ctx, env->queue, &tb[i], &ty, 0, NULL, NULL),
-                             BICL_SUCCESS);
-    assert_int_equal(fault_calls("clGetMemObjectInfo") - before, 0);
-    assert_int_equal(clFinish(env->queue), CL_SUCCESS);
-    for (int i = 0; i < N; ++i)
-        test_buf_free(&b[i]);
     test_buf_free(&y);
-    assert_int_equal(bicl_mem_cache_count(), kept);
 }
 
 /* A launch whose variant leaves the work-group size to the implementation gets one from
@@ -549,12 +538,10 @@ static bicl_status op_unary_zero_copy(test_env *e, fixture *f, cl_event *ev)
 
 /* The same for the buffers that ask more (src/tensor.h, bicl_mem_facts): a sub-buffer
  * asks its origin too (6) and its parent is asked once (5: the alignment of the vector
- * kernels reads its flags); a zero-copy buffer asks its host pointer (6). Their entries
- * go with them. */
+ * kernels reads its flags); a zero-copy buffer asks its host pointer (6). */
 static void buffer_queries_of_sub_and_zero_copy_buffers(void **state)
 {
     test_env *env = *state;
-    size_t kept = bicl_mem_cache_count();
     fixture f;
     fixture_new(env, &f);
     cl_context c = bicl_context_cl_context(env->ctx);
@@ -596,15 +583,14 @@ static void buffer_queries_of_sub_and_zero_copy_buffers(void **state)
     clReleaseMemObject(sub_q);
     clReleaseMemObject(fused);
     fixture_free(&f);
-    assert_int_equal(bicl_mem_cache_count(), kept); /* the parent's and sub-buffers' too */
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buffer_queries_once_per_buffer),
+        cmocka_unit_test(buffer_queries_once_per_call),
         cmocka_unit_test(buffer_queries_of_sub_and_zero_copy_buffers),
-        cmocka_unit_test(kept_facts_outlive_their_neighbours),
+        cmocka_unit_test(a_new_buffer_is_judged_by_its_own_size),
         cmocka_unit_test(odd_sizes_get_few_work_group_sizes),
         cmocka_unit_test(enqueue_faults_are_statuses),
         cmocka_unit_test(plan_allocation_faults_leak_nothing),
