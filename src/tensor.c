@@ -94,10 +94,10 @@ static void query_facts(cl_mem mem, bicl_mem_facts *f)
 
 /* The facts of mem: the memo's entry, else queried into a new entry (into *scratch where
  * the memo is full). The pointer lives as long as the memo or the scratch. Nothing is kept
- * across calls: a handle released after a call may come back as another buffer, and
- * NVIDIA's driver gave a new buffer the handle of a released one before the released
- * one's destructor callback had run (the twenty-seventh session's cache of these facts,
- * removed: docs/performance.md). */
+ * across calls: a handle released after a call may come back as another buffer (on
+ * NVIDIA's driver the twenty-seventh session's cache of these facts, which a destructor
+ * callback was to clear, still held a released buffer's size when its handle came back;
+ * removed, docs/performance.md). */
 static const bicl_mem_facts *facts_of(bicl_memo *memo, cl_mem mem, bicl_mem_facts *scratch)
 {
     for (int i = 0; i < memo->n; ++i)

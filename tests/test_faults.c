@@ -403,10 +403,9 @@ static void read_fault_in_rope_errors(void **state)
  * once at most, however many of its views share one and however many checks read them
  * (RoPE with q and k in place asked 38 times about its 3 buffers before the call's memo,
  * docs/performance.md), and at least once: nothing is kept from one call to the next (a
- * handle released after a call may come back as another buffer; NVIDIA's driver gave a
- * new buffer a released one's handle before that one's destructor callback ran, so the
- * twenty-seventh session's cache of these facts validated views against a former
- * buffer's size). */
+ * handle released after a call may come back as another buffer: on NVIDIA's driver the
+ * twenty-seventh session's cache of these facts, cleared by destructor callbacks, still
+ * held a released buffer's size when its handle came back). */
 static void assert_queries_on(test_env *env, fixture *f, const char *name, op_fn run, long buffers,
                               long most)
 {
