@@ -84,9 +84,10 @@ template <int IN, int OUT> __device__ float silu_cv(float x)
     float xx = c < 0 ? x : 1.0f;
     double xd = IN ? f2d_bits(xx) : (double)xx;
     double y = xd * bicl_m_sigmoid_fast_d(xd);
-    unsigned lo = (unsigned)__double2loint(y);
-    int ok = (c < 0) & ((lo & 0x1fffffffu) - (0x10000000u - 64u) >= 128u);
-    float r = OUT ? d2f_bits(y) : (float)y;
+    float r;
+    int ok = (c < 0) & bicl_m_round_test_normal_d(y, &r); /* r: the F2F rounding */
+    if (OUT)
+        r = d2f_bits(y);
     return ok ? r : bicl_silu(x);
 }
 
@@ -103,28 +104,36 @@ template <int IN, int OUT> __device__ float silu_cv(float x)
             o2[i] = v;                                                                             \
         }                                                                                          \
     }
+// clang-format off (each macro defines a kernel: no semicolons for clang-format to see)
 ACT_KERNEL(k_c0, chain<0>)
 ACT_KERNEL(k_c8, chain<8>)
 ACT_KERNEL(k_c16, chain<16>)
 ACT_KERNEL(k_c24, chain<24>)
 ACT_KERNEL(k_c32, chain<32>)
-ACT_KERNEL(k_c48, chain<48>) ACT_KERNEL(k_c64, chain<64>) ACT_KERNEL(k_c96, chain<96>)
-    ACT_KERNEL(k_silu, bicl_silu) ACT_KERNEL(k_silu_d, dbl_only_silu)
-        ACT_KERNEL(k_gelu, bicl_gelu_erf) ACT_KERNEL2(k_gelu2, bicl_gelu_erf)
-            ACT_KERNEL(k_gelu_fast, fast_gelu) ACT_KERNEL(k_gelu_d, dbl_only_gelu)
-                ACT_KERNEL(k_g0, gelu_stage<0>) ACT_KERNEL(k_g1, gelu_stage<1>)
-                    ACT_KERNEL(k_g2, gelu_stage<2>) ACT_KERNEL(k_gelu_tanh, bicl_gelu_tanh)
-                        ACT_KERNEL(k_softcap1, bicl_tanhf)
+ACT_KERNEL(k_c48, chain<48>)
+ACT_KERNEL(k_c64, chain<64>)
+ACT_KERNEL(k_c96, chain<96>)
+ACT_KERNEL(k_silu, bicl_silu)
+ACT_KERNEL(k_silu_d, dbl_only_silu)
+ACT_KERNEL(k_gelu, bicl_gelu_erf)
+ACT_KERNEL2(k_gelu2, bicl_gelu_erf)
+ACT_KERNEL(k_gelu_fast, fast_gelu)
+ACT_KERNEL(k_gelu_d, dbl_only_gelu)
+ACT_KERNEL(k_g0, gelu_stage<0>)
+ACT_KERNEL(k_g1, gelu_stage<1>)
+ACT_KERNEL(k_g2, gelu_stage<2>)
+ACT_KERNEL(k_gelu_tanh, bicl_gelu_tanh)
+ACT_KERNEL(k_tanh, bicl_tanhf)
 ACT_KERNEL(k_silu_cv00, (silu_cv<0, 0>))
 ACT_KERNEL(k_silu_cv10, (silu_cv<1, 0>))
 ACT_KERNEL(k_silu_cv01, (silu_cv<0, 1>))
 ACT_KERNEL(k_silu_cv11, (silu_cv<1, 1>))
+// clang-format on
 
-    /* the partial rotation's memory pattern: of every row of R float4s (16 bytes each) the
-     * first K are read and written back (in place: 128 of 256 bytes for partial 64 of 128
-     * bf16, 128 of 384 for MLA's q_pe), one float4 a thread */
-    template <int K, int R>
-    __global__ void k_part(const float4 *in, float4 *out, size_t n)
+/* the partial rotation's memory pattern: of every row of R float4s (16 bytes each) the
+ * first K are read and written back (in place: 128 of 256 bytes for partial 64 of 128
+ * bf16, 128 of 384 for MLA's q_pe), one float4 a thread */
+template <int K, int R> __global__ void k_part(const float4 *in, float4 *out, size_t n)
 {
     GRID_STRIDE(i, n / R * K)
     {
@@ -137,16 +146,9 @@ ACT_KERNEL(k_silu_cv11, (silu_cv<1, 1>))
 int main()
 {
     size_t bytes = (size_t)1 << 30, n = bytes / 16;
-    float *h = (float *)malloc(bytes);
-    fill(h, n * 4, 0);
     float4 *in, *out;
-    cudaMalloc(&in, bytes);
-    cudaMalloc(&out, bytes);
-    cudaMemcpy(in, h, bytes, cudaMemcpyHostToDevice);
-    struct {
-        const char *name;
-        kfn f;
-    } ks[] = {{"copy", k_copy},
+    device_buffers(bytes, 0, &in, &out);
+    named_kernel ks[] = {{"copy", k_copy},
               {"dfma chain 0", k_c0},
               {"dfma chain 8", k_c8},
               {"dfma chain 16", k_c16},
@@ -166,7 +168,7 @@ int main()
               {"gelu no erfcx", k_g2},
 
               {"gelu_tanh", k_gelu_tanh},
-              {"tanh", k_softcap1},
+              {"tanh", k_tanh},
               {"part 8 of 16 (x2)", k_part<8, 16>},
               {"part 8 of 24 (x3)", k_part<8, 24>},
               {"part 16 of 32 (x2)", k_part<16, 32>},

@@ -1,6 +1,6 @@
 /* cuda_bench.cuh - what platforms/nvidia/math_bench.cu and act_cost.cu share: a grid-stride
  * loop, the float4 copy they are measured against, a kernel applying F to each float of a
- * float4 per thread, and the event timing of a kernel. */
+ * float4 per thread, the inputs on the device, and the event timing of a kernel. */
 #ifndef BICL_CUDA_BENCH_CUH
 #define BICL_CUDA_BENCH_CUH
 
@@ -42,6 +42,21 @@ static void fill(float *h, size_t count, int normal)
 }
 
 typedef void (*kfn)(const float4 *, float4 *, size_t);
+typedef struct {
+    const char *name;
+    kfn f;
+} named_kernel;
+
+/* bytes of inputs filled (fill) and copied to the device, and bytes for the outputs */
+static void device_buffers(size_t bytes, int normal, float4 **in, float4 **out)
+{
+    float *h = (float *)malloc(bytes);
+    fill(h, bytes / 4, normal);
+    cudaMalloc(in, bytes);
+    cudaMalloc(out, bytes);
+    cudaMemcpy(*in, h, bytes, cudaMemcpyHostToDevice);
+    free(h);
+}
 
 /* GB/s of f over n float4 in and out (bytes each way), timed by events over reps launches
  * after one. */

@@ -26,16 +26,9 @@ ACT_KERNEL(k_exp, bicl_expf)
 int main(int argc, char **argv)
 {
     size_t bytes = (size_t)1 << 30, n = bytes / 16;
-    float *h = (float *)malloc(bytes);
-    fill(h, n * 4, argc > 1 && atoi(argv[1]) == 1);
     float4 *in, *out;
-    cudaMalloc(&in, bytes);
-    cudaMalloc(&out, bytes);
-    cudaMemcpy(in, h, bytes, cudaMemcpyHostToDevice);
-    struct {
-        const char *name;
-        kfn f;
-    } ks[] = {{"copy", k_copy},           {"torch-like expf", k_torch},
+    device_buffers(bytes, argc > 1 && atoi(argv[1]) == 1, &in, &out);
+    named_kernel ks[] = {{"copy", k_copy},           {"torch-like expf", k_torch},
               {"silu", k_silu},           {"sigmoid", k_sigmoid},
               {"gelu_tanh", k_gelu_tanh}, {"gelu_erf", k_gelu_erf},
               {"tanh", k_tanh},           {"exp", k_exp}};
