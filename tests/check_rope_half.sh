@@ -15,18 +15,16 @@ primary=$(plan --primary)
 while read -r line; do
   echo "$half" | grep -qxF -- "$line" || fail "'$line' runs every variant but was left out"
 done <<< "$primary"
-# model by model, in order: "family model" then its selected configurations
-models=$(mktemp)
-trap 'rm -f "$models"' EXIT
-echo "$all" | awk '{split($2, f, "/"); print $1, f[1]}' | uniq > "$models"
+# "mode source dtype" of one model's configurations in a plan
+of_model() {
+  echo "$1" | awk -v fam="$2" -v m="$3" '$1 == fam {split($2, f, "/"); if (f[1] == m) print f[2], f[3], f[4]}'
+}
 prev_family="" prev_set=""
 n_models=0
 while read -r family model; do
   n_models=$((n_models + 1))
-  sel=$(echo "$half" | awk -v fam="$family" -v m="$model" \
-    '$1 == fam {split($2, f, "/"); if (f[1] == m) print f[2], f[3], f[4]}')
-  prim=$(echo "$primary" | awk -v fam="$family" -v m="$model" \
-    '$1 == fam {split($2, f, "/"); if (f[1] == m) print f[2], f[3], f[4]}')
+  sel=$(of_model "$half" "$family" "$model")
+  prim=$(of_model "$primary" "$family" "$model")
   n_prim=$(echo "$prim" | sed '/^$/d' | wc -l)
   n_sel=$(echo "$sel" | sed '/^$/d' | wc -l)
   [ "$n_sel" -ge 4 ] && [ "$n_sel" -le $((4 + n_prim)) ] ||
@@ -42,6 +40,6 @@ while read -r family model; do
     [ "$both" = 8 ] || fail "$family: $model and the model before it ran $both of 8 configurations"
   fi
   prev_family=$family prev_set=$sel
-done < "$models"
+done <<< "$(echo "$all" | awk '{split($2, f, "/"); print $1, f[1]}' | uniq)"
 [ "$n_models" -ge 4 ] || fail "only $n_models RoPE models"
 echo "check_rope_half: $n_models models, $(echo "$half" | wc -l) of $(echo "$all" | wc -l) configurations, passed"
