@@ -200,15 +200,20 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 /* The fix-up form of _rows_s (one element per work-item, no loop, ipt unused), for an
  * element with a fast form that may decline: FAST(E, TI, TO, a, &ok XA) gives ELEM's
  * stored value where it sets ok (1), and declines with ok = 0 (bicl_math_f32.h,
- * BICL_M_CR_FAST1). Every work-item stores an accepted value and marks a declined element
- * in redo (local memory, a byte per work-item of the group, sized by the host); after a
- * barrier the group's first work-item stores ELEM of the marked ones. PoCL compiles the
+ * BICL_M_CR_FAST1). Every work-item stores its element and marks a declined one in redo
+ * (local memory, a byte per work-item of the group, sized by the host); after a barrier
+ * (of global memory too: the group's first work-item stores over what another stored)
+ * the group's first work-item stores ELEM of the marked ones. PoCL compiles the
  * two sides of a barrier as two loops over the work-items: FAST has no branch, so the
  * first vectorises, and ELEM's branches and loops stay in the second, which runs only
  * the declined elements: rare for inputs in the common ranges, all of a group of zeros,
  * tiny or saturated inputs (docs/performance.md). Every element is ELEM's: FAST's
- * value where it accepts, ELEM's elsewhere. A declined element is not stored before the
- * second side reads its inputs: an input may be y (in place). The group's row is its
+ * value where it accepts, ELEM's elsewhere. Where FAST declines, the first side stores the
+ * input's own stored bits (two inputs: b's where the host's hold_b is 1, a's elsewhere):
+ * an output may be the same view as an input of its dtype (docs/api.md), so y keeps that
+ * input until the second side reads it; elsewhere the bits are a placeholder the second
+ * side replaces. The store is unconditional because PoCL made `if (ok) y = v` a masked
+ * vector store, the hot spot of silu f32's kernel (docs/performance.md). The group's row is its
  * group id in dim 1 (local size 1 there); a work-item past the row marks nothing.
  * BICL_FIX_BEGIN(TO) declares the first side's r, t, ok and v (ipt unused);
  * BICL_FIX_MARK(ok) ends it; BICL_FIX_REDO(n, j, STMT) is the second, with STMT storing
@@ -220,7 +225,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
     (void)ipt
 #define BICL_FIX_MARK(ok)                                                                          \
     redo[get_local_id(0)] = (uchar)((ok) == 0);                                                    \
-    barrier(CLK_LOCAL_MEM_FENCE)
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define BICL_FIX_REDO(n, j, STMT)                                                                  \
     if (get_local_id(0) == 0) {                                                                    \
         ulong g0 = get_group_id(0) * get_local_size(0), row = get_group_id(1);                     \
@@ -241,8 +246,9 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
                               local uchar *redo)                                                   \
     {                                                                                              \
         BICL_FIX_BEGIN(TO);                                                                        \
-        BICL_ROWS_S_GUARDED(t, n, v = BICL_CALL(FAST, (E, TI, TO, x[xo + r * xr + t], &ok XA()));  \
-                            if (ok) y[yo + r * yr + t] = v)                                        \
+        BICL_ROWS_S_GUARDED(t, n, BICL_ST_##TI a = x[xo + r * xr + t];                             \
+                            v = BICL_CALL(FAST, (E, TI, TO, a, &ok XA()));                         \
+                            y[yo + r * yr + t] = ok ? v : (BICL_ST_##TO)a)                         \
         BICL_FIX_MARK(ok);                                                                         \
         BICL_FIX_REDO(n, j,                                                                        \
                       y[yo + row * yr + g0 + j] =                                                  \
@@ -312,18 +318,21 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
                                 ELEM, (E, TA, TB, TO, a[ao + r * ar + t], b[bo + r * br + t] XA()))) \
     }
 
-/* The fix-up form of _rows_s of two inputs (see BICL_ROWS_F_1_1). */
+/* The fix-up form of _rows_s of two inputs (see BICL_ROWS_F_1_1); hold_b: 1 where y is
+ * b's view (in place), so that a declined element keeps b there, 0 elsewhere (a). */
 #define BICL_ROWS_F_2_1(NAME, TA, TB, TO, FAST, ELEM, E, XP, XA)                                   \
     kernel void NAME##_rows_f(global const BICL_ST_##TA *a, ulong ao, ulong ar,                    \
                               global const BICL_ST_##TB *b, ulong bo, ulong br,                    \
                               global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP(),  \
-                              local uchar *redo)                                                   \
+                              uint hold_b, local uchar *redo)                                      \
     {                                                                                              \
         BICL_FIX_BEGIN(TO);                                                                        \
-        BICL_ROWS_S_GUARDED(t, n,                                                                  \
-                            v = BICL_CALL(FAST, (E, TA, TB, TO, a[ao + r * ar + t],                \
-                                                 b[bo + r * br + t], &ok XA()));                   \
-                            if (ok) y[yo + r * yr + t] = v)                                        \
+        BICL_ROWS_S_GUARDED(t, n, BICL_ST_##TA ea = a[ao + r * ar + t];                            \
+                            BICL_ST_##TB eb = b[bo + r * br + t];                                  \
+                            v = BICL_CALL(FAST, (E, TA, TB, TO, ea, eb, &ok XA()));                \
+                            y[yo + r * yr + t] = ok       ? v                                      \
+                                                 : hold_b ? (BICL_ST_##TO)eb                       \
+                                                          : (BICL_ST_##TO)ea)                      \
         BICL_FIX_MARK(ok);                                                                         \
         BICL_FIX_REDO(n, j,                                                                        \
                       y[yo + row * yr + g0 + j] =                                                  \

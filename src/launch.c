@@ -402,6 +402,10 @@ bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_memo *memo, bicl_
         (extra[e].scalar ? bicl_arg_scalar : bicl_arg)(&w, extra[e].size, extra[e].value);
     size_t wg = v.work_group_size;
     if (fix) { /* the kernel's marks need a group of a known size */
+        if (n_ops == 3) { /* BICL_ROWS_F_2_1: which input a declined element keeps in y */
+            cl_uint hold_b = ops[2]->mem == ops[1]->mem && ops[2]->offset == ops[1]->offset;
+            bicl_arg_scalar(&w, sizeof hold_b, &hold_b);
+        }
         wg = fit_work_group(ctx, k, wg ? wg : BICL_ROWS_WORK_GROUP);
         bicl_arg(&w, wg, NULL);
     }

@@ -102,8 +102,10 @@ typedef struct bicl_fix_form {
 
 /* The same with the variant of launch class cls (src/profile.h) instead of the class of
  * the operands' dtypes, and, where fix is not NULL, its fix-up kernel in place of
- * "<base>_rows_s" (one element per work-item: the variant's vw and ipt are 1), with one
- * more argument after the extras, a byte of local memory per work-item of the group. */
+ * "<base>_rows_s" (one element per work-item: the variant's vw and ipt are 1), with more
+ * arguments after the extras: for two inputs uint hold_b (1 where y is the second input's
+ * view, cl/bicl_kernel.h, BICL_ROWS_F_2_1), then a byte of local memory per work-item of
+ * the group. */
 bicl_status bicl_launch_elementwise_as(bicl_context *ctx, bicl_memo *memo, bicl_vclass cls,
                                        cl_command_queue q, bicl_family family, const char *instance,
                                        const bicl_fix_form *fix, const char *base,
