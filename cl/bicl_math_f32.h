@@ -1479,16 +1479,16 @@ BICL_FN bicl_f32x2e bicl_m_gelu_erf_pair(float x)
 }
 
 #ifdef BICL_HAVE_FP64
-/* erfcx(z) = e^(z^2) erfc(z) for a double 0 <= z <= 10.27, as a polynomial of degree 20
- * in t = (z - 4) / (z + 4) (t in [-1, 0.44]; the map makes erfcx, which falls like
- * 1/z, smooth in t): Chebyshev interpolation of erfcx in t over z in [0, 10.3] at 21
- * nodes (mpmath, 50 digits), coefficients rounded to double, highest degree first.
+/* erfcx(z) = e^(z^2) erfc(z) for a double 0 <= z <= 10.27 (bicl_m_erfcx_t_d), as a
+ * polynomial of degree 20 (bicl_m_erfcx_poly_d) in t = (z - 4) / (z + 4) (t in [-1,
+ * 0.44]; the map makes erfcx, which falls like 1/z, smooth in t): Chebyshev interpolation
+ * of erfcx in t over z in [0, 10.3] at 21 nodes (mpmath, 50 digits), coefficients rounded
+ * to double, highest degree first.
  * The rounded polynomial is within 2^-53.58 of erfcx, relative (mpmath, 2001 points up
  * to z = 10.27: sampled, not a proven bound); every coefficient is below 0.27, Horner
  * adds a few roundings. */
-BICL_FN double bicl_m_erfcx_t_d(double z)
+BICL_FN double bicl_m_erfcx_poly_d(double t)
 {
-    double t = (z - 4.0) / (z + 4.0);
     double p = -0x1.7f01b1a2a3191p-29;
     p = bicl_fma(p, t, -0x1.68cc43562f04ap-28);
     p = bicl_fma(p, t, 0x1.7ae4caacd32e4p-25);
@@ -1511,6 +1511,11 @@ BICL_FN double bicl_m_erfcx_t_d(double z)
     p = bicl_fma(p, t, -0x1.094922737431ap-2);
     p = bicl_fma(p, t, 0x1.18932bf08e154p-3);
     return p;
+}
+
+BICL_FN double bicl_m_erfcx_t_d(double z)
+{
+    return bicl_m_erfcx_poly_d((z - 4.0) / (z + 4.0));
 }
 
 /* erfc(zh + zl) for doubles 0 <= zh <= 10.27, |zl| <= 2^-52 zh: e^(-z^2) erfcx(z),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The coefficients of bicl_m_erfcx_t_d (cl/bicl_math_f32.h): erfcx(z) = e^(z^2) erfc(z) on
+"""The coefficients of bicl_m_erfcx_poly_d (cl/bicl_math_f32.h): erfcx(z) = e^(z^2) erfc(z) on
 z in [0, 10.3] as a polynomial in t = (z - K) / (z + K), K = 4, by Chebyshev interpolation
 at N nodes in t (mpmath, 50 digits), rounded to double; prints the Horner lines of the
 header (highest degree first) and, on stderr, the rounded polynomial's largest relative

@@ -5,7 +5,8 @@
 # run: each activation over 1 GiB of f32 in [-8, 8) against a float4 copy, same run.
 # usage: [DIST=1] [BENCH=act_cost] platforms/nvidia/math_bench.sh [OLD_COMMIT]   (OLD_COMMIT:
 # also its cl/, first; DIST=1: normal inputs; BENCH=act_cost: platforms/nvidia/act_cost.cu
-# instead, the FP64 ceiling and the stages of gelu's double path)
+# instead, the FP64 ceiling and the stages of gelu's double path; BENCH=lanes:
+# platforms/nvidia/lanes.cu, the activations' double paths in other kernel shapes)
 set -e
 cd "$(dirname "$0")/../.."
 W=$(mktemp -d)
