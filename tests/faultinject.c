@@ -91,18 +91,35 @@ static cl_int take(fault *f)
     return atomic_load(&f->err);
 }
 
-/* The real entry point; a missing one is a broken setup, not a test result. */
-static void *real(const char *name)
+/* The real entry points this shim forwards to, each looked up once (dlsym on every call
+ * cost a symbol search per OpenCL call of the tests that preload it); a missing one is a
+ * broken setup, not a test result. */
+#define REAL_FNS(X)                                                                                \
+    X(clEnqueueNDRangeKernel)                                                                      \
+    X(clCreateBuffer)                                                                              \
+    X(clGetMemObjectInfo)                                                                          \
+    X(clReleaseMemObject)                                                                          \
+    X(clCreateKernel)                                                                              \
+    X(clBuildProgram)                                                                              \
+    X(clEnqueueReadBuffer)
+#define REAL_SLOT(name) static _Atomic(void *) real_##name;
+REAL_FNS(REAL_SLOT)
+
+static void *real(_Atomic(void *) *slot, const char *name)
 {
-    void *p = dlsym(RTLD_NEXT, name);
+    void *p = atomic_load(slot);
+    if (p)
+        return p;
+    p = dlsym(RTLD_NEXT, name);
     if (!p) {
         fprintf(stderr, "faultinject: no real %s\n", name);
         abort();
     }
+    atomic_store(slot, p); /* every thread that races here stores the same address */
     return p;
 }
 
-#define REAL(type, name) ((type)real(#name))
+#define REAL(type, name) ((type)real(&real_##name, #name))
 
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
                                                        const size_t *offset, const size_t *global,
