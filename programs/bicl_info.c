@@ -145,9 +145,9 @@ int main(int argc, char **argv)
            ctx->rope_rows ? "rows" : "units",
            ctx->f16_device ? "by the device (vload_half, vstore_half_rte)" : "by integer bit work",
            ctx->act_fixup ? "fast form with fix-up (_rows_f)" : "plain (_rows_s)",
-           ctx->lane_loop == BICL_LANE_LOOP_UNROLLED ? "unrolled"
-           : ctx->lane_loop == BICL_LANE_LOOP_ROLLED ? "kept a loop (unroll 1)"
-                                                     : "the compiler's");
+           ctx->lane_loop == BICL_LANE_LOOP_UNROLLED ? "unrolled by request (unrolled)"
+           : ctx->lane_loop == BICL_LANE_LOOP_ROLLED ? "kept a loop by request (rolled: unroll 1)"
+                                                     : "as the compiler chooses (loop)");
     if (ctx->profile->fixed_groups)
         printf("fixed (%d, or %d with %d such groups per compute unit)\n", BICL_ROWS_WORK_GROUP,
                BICL_LARGE_WORK_GROUP, BICL_LARGE_GROUPS_PER_UNIT);
