@@ -1518,6 +1518,19 @@ BICL_FN double bicl_m_erfcx_t_d(double z)
     return bicl_m_erfcx_poly_d((z - 4.0) / (z + 4.0));
 }
 
+/* e^(-z^2) r for z = zh + zl as bicl_m_erfc_all_d (below) takes it and r = erfcx(z) as the
+ * caller evaluates it: e^-s (1 - sl) 2^k r (platforms/nvidia/lanes.cu times other
+ * evaluations of r). */
+BICL_FN double bicl_m_erfc_of_erfcx_d(double zh, double zl, double r)
+{
+    double s = zh * zh;
+    double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
+    bicl_i32 k;
+    double e = bicl_m_exp_fast_d(-s, &k); /* e^-s / 2^k, -153 <= k <= 0 */
+    e = bicl_fma(-e, sl, e);
+    return e * r * bicl_f64_pow2(k);
+}
+
 /* erfc(zh + zl) for doubles 0 <= zh <= 10.27, |zl| <= 2^-52 zh: e^(-z^2) erfcx(z),
  * without a branch and without a table (the grid and series of bicl_m_erfc_d take 19
  * terms and a table read per element, and gelu's two paths below and above z = 0.75
@@ -1529,27 +1542,33 @@ BICL_FN double bicl_m_erfcx_t_d(double z)
  * inside Ziv's 2^-48; gelu's correct rounding is proven exhaustively (docs/accuracy.md). */
 BICL_FN double bicl_m_erfc_all_d(double zh, double zl)
 {
-    double s = zh * zh;
-    double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
-    bicl_i32 k;
-    double e = bicl_m_exp_fast_d(-s, &k); /* e^-s / 2^k, -153 <= k <= 0 */
-    e = bicl_fma(-e, sl, e);
-    return e * bicl_m_erfcx_t_d(zh) * bicl_f64_pow2(k);
+    return bicl_m_erfc_of_erfcx_d(zh, zl, bicl_m_erfcx_t_d(zh));
 }
 
 /* The double path: z = |x| / sqrt2 as a double-double (|x| times 1/sqrt2's double
- * by an exact fma remainder, plus |x| times its low part): relative error 2^-106;
- * Phi = erfc(z) / 2 for x < 0 and 1 - erfc(z) / 2 above (at least 1/2: erfc's
- * relative error counts at most once), erfc by bicl_m_erfc_all_d on the whole range,
- * one path for every x. */
-BICL_FN double bicl_m_gelu_erf_dbl(float x)
+ * by an exact fma remainder, plus |x| times its low part): relative error 2^-106
+ * (bicl_m_gelu_z_d); Phi = erfc(z) / 2 for x < 0 and 1 - erfc(z) / 2 above (at least
+ * 1/2: erfc's relative error counts at most once), and x Phi (bicl_m_gelu_of_erfc_d);
+ * erfc by bicl_m_erfc_all_d on the whole range, one path for every x. */
+BICL_FN void bicl_m_gelu_z_d(float x, double *zh, double *zl)
 {
     double t = bicl_f64_abs((double)x);
-    double zh = t * BICL_M_ISQ2_D;
-    double zl = bicl_fma(t, BICL_M_ISQ2_D, -zh) + t * BICL_M_ISQ2_DL;
-    double c = bicl_m_erfc_all_d(zh, zl);
+    *zh = t * BICL_M_ISQ2_D;
+    *zl = bicl_fma(t, BICL_M_ISQ2_D, -*zh) + t * BICL_M_ISQ2_DL;
+}
+
+BICL_FN double bicl_m_gelu_of_erfc_d(float x, double c)
+{
     double phi = x < 0.0f ? 0.5 * c : 1.0 - 0.5 * c;
     return (double)x * phi;
+}
+
+BICL_FN double bicl_m_gelu_erf_dbl(float x)
+{
+    double zh;
+    double zl;
+    bicl_m_gelu_z_d(x, &zh, &zl);
+    return bicl_m_gelu_of_erfc_d(x, bicl_m_erfc_all_d(zh, zl));
 }
 #endif
 

@@ -26,26 +26,20 @@ template <int K> __device__ float chain(float x)
         a = __fma_rn(a, 1.0000001, d); /* dependent chain */
     return (float)a;
 }
-/* gelu's double path with stages replaceable */
+/* gelu's double path with a stage replaced (S = 1: e^-z^2 by 1 - s, S = 2: erfcx by 1 - zh) */
 template <int S> __device__ float gelu_stage(float x)
 {
-    double t = bicl_f64_abs((double)x);
-    double zh = t * BICL_M_ISQ2_D;
-    double zl = bicl_fma(t, BICL_M_ISQ2_D, -zh) + t * BICL_M_ISQ2_DL;
-    double s = zh * zh;
-    double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
-    bicl_i32 k = 0;
-    double e = S == 1 ? 1.0 - s : bicl_m_exp_fast_d(-s, &k);
-    e = bicl_fma(-e, sl, e);
-    double p;
-    if (S == 2) {
-        p = 1.0 - zh;
+    double zh, zl, c;
+    bicl_m_gelu_z_d(x, &zh, &zl);
+    if (S == 1) {
+        double s = zh * zh;
+        double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
+        double e = 1.0 - s;
+        c = bicl_fma(-e, sl, e) * bicl_m_erfcx_t_d(zh);
     } else {
-        p = bicl_m_erfcx_t_d(zh);
+        c = bicl_m_erfc_of_erfcx_d(zh, zl, S == 2 ? 1.0 - zh : bicl_m_erfcx_t_d(zh));
     }
-    double c = e * p * bicl_f64_pow2(k);
-    double phi = x < 0.0f ? 0.5 * c : 1.0 - 0.5 * c;
-    return (float)((double)x * phi);
+    return (float)bicl_m_gelu_of_erfc_d(x, c);
 }
 __device__ float dbl_only_gelu(float x)
 {
