@@ -18,7 +18,7 @@ function load(text, set, cnt,   n, i, l, f) {
 }
 BEGIN {
   load(FULL, all, 1); load(SQ, sq, 0); load(PRIM, pr, 0)
-  nd = split("f32 f16 bf16", d, " ")
+  split("f32 f16 bf16", d, " ")
   np = 0
   for (a = 1; a <= 3; a++) for (b = 1; b <= 3; b++) for (e = 1; e <= 3; e++)
     if (a != b && b != e && a != e) { np++; perm[np] = d[a] " " d[b] " " d[e] }

@@ -937,6 +937,20 @@ static void act_table_option_and_path(void **state)
         unsetenv("BICL_ACT_TABLES");
 }
 
+/* Which of the six 16-bit pairs c's dtypes are (input f16/bf16 x output f32/f16/bf16). */
+static int pair_16bit(const op_case *c)
+{
+    int b = c->out[0] == BICL_F32 ? 0 : c->out[0] == BICL_F16 ? 1 : 2;
+    return 3 * (c->in[0] == BICL_BF16) + b;
+}
+
+/* Whether the test runs c's compute path: half of each op's pairs, alternating with the op. */
+static bool on_compute_square(const op_case *c)
+{
+    int p = pair_16bit(c);
+    return (p / 3 + p % 3 + c->kind + c->code + c->flag) % 2 == 0;
+}
+
 /* Every op with a table, every 16-bit input dtype and every output dtype, GLU with
  * round_act_to_storage both ways: the table path ("auto") gives the host reference's bits
  * for all 65536 inputs (NaNs with payloads, infinities, denormals, -0 among them; up
@@ -947,19 +961,6 @@ static void act_table_option_and_path(void **state)
  * is a program of its own, built for this test alone (a second of PoCL's time each: 102
  * of them were most of this test's 141 s). The table launch counter proves that the auto
  * context took the table path each time. */
-/* Which of the six 16-bit pairs c's dtypes are (input f16/bf16 x output f32/f16/bf16). */
-static int pair_16bit(const op_case *c)
-{
-    int b = c->out[0] == BICL_F32 ? 0 : c->out[0] == BICL_F16 ? 1 : 2;
-    return 3 * (c->in[0] == BICL_BF16) + b;
-}
-
-static bool on_compute_square(const op_case *c)
-{
-    int p = pair_16bit(c);
-    return (p / 3 + p % 3 + c->kind + c->code + c->flag) % 2 == 0;
-}
-
 static void act_tables_equal_compute_on_every_input(void **state)
 {
     test_env *env = *state;
