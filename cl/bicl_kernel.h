@@ -221,7 +221,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
  * not inlined: PoCL's loop over the work-items after the barrier, `if (first) scan`, then
  * holds a call alone, which LLVM peels off its first iteration, leaving no loop; with the
  * scan inlined the loop stayed, 512 compares a group, a third of silu f32's samples (f32
- * activations 20-45 % faster, docs/performance.md). Speed only: the same operations.
+ * activations 10-55 % faster, docs/performance.md). Speed only: the same operations.
  * BICL_FIX_BEGIN(TO) declares the first side's r, t, ok and v (ipt unused);
  * BICL_FIX_MARK(ok) ends it; BICL_FIX_REDO(n, CALL) is the second: CALL, with the group's
  * first element g0, its row and its element count m in scope. */
