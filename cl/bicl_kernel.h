@@ -219,9 +219,10 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
  * (BICL_FIX_SCAN). Where the host defines BICL_FIX_REDO_CALL (profiles that take the
  * fix-up form: compilers that run a group's work-items as loops, PoCL) that function is
  * not inlined: PoCL's loop over the work-items after the barrier, `if (first) scan`, then
- * holds a call alone, which LLVM peels off its first iteration, leaving no loop; with the
- * scan inlined the loop stayed, 512 compares a group, a third of silu f32's samples (f32
- * activations 10-55 % faster, docs/performance.md). Speed only: the same operations.
+ * holds a call alone, and the loop left the profile (LLVM peeling the first iteration is
+ * our reading; the IR was not read); with the scan inlined it stayed, 512 compares a
+ * group, a third of silu f32's samples (f32 activations 10-55 % faster,
+ * docs/performance.md). Speed only: the same operations.
  * BICL_FIX_BEGIN(TO) declares the first side's r, t, ok and v (ipt unused);
  * BICL_FIX_MARK(ok) ends it; BICL_FIX_REDO(n, CALL) is the second: CALL, with the group's
  * first element g0, its row and its element count m in scope. */
@@ -241,27 +242,26 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
 #define BICL_FIX_REDO(n, CALL)                                                                     \
     if (get_local_id(0) == 0) {                                                                    \
         ulong g0 = get_group_id(0) * get_local_size(0), row = get_group_id(1);                     \
-        ulong left = (n);                                                                          \
-        ulong m = min((ulong)get_local_size(0), left - g0);                                        \
+        ulong m = min((ulong)get_local_size(0), (ulong)(n) - g0);                                  \
         CALL;                                                                                      \
     }
-/* STMT for each element j < m whose mark in redo is set, eight marks at a time (most are
- * 0) */
-#define BICL_FIX_SCAN(m, j, STMT)                                                                  \
+/* STMT for each element j < m whose mark in MARKS is set, eight marks at a time (most
+ * are 0) */
+#define BICL_FIX_SCAN(MARKS, m, j, STMT)                                                           \
     ulong j0 = 0;                                                                                  \
     for (; j0 + 8 <= (m); j0 += 8)                                                                 \
-        if (as_ulong(vload8(0, redo + j0)) != 0)                                                   \
+        if (as_ulong(vload8(0, (MARKS) + j0)) != 0)                                                \
             for (ulong j = j0; j < j0 + 8; ++j)                                                    \
-                if (redo[j])                                                                       \
+                if ((MARKS)[j])                                                                    \
                     STMT;                                                                          \
     for (ulong j = j0; j < (m); ++j)                                                               \
-        if (redo[j])                                                                               \
+        if ((MARKS)[j])                                                                            \
             STMT
 #define BICL_ROWS_F_1_1(NAME, TI, TO, FAST, ELEM, E, XP, XA)                                       \
     BICL_FIX_NOINLINE void NAME##_redo(global const BICL_ST_##TI *x, global BICL_ST_##TO *y,       \
                                        local const uchar *redo, ulong m XP())                      \
     {                                                                                              \
-        BICL_FIX_SCAN(m, j, y[j] = BICL_CALL(ELEM, (E, TI, TO, x[j] XA())));                       \
+        BICL_FIX_SCAN(redo, m, j, y[j] = BICL_CALL(ELEM, (E, TI, TO, x[j] XA())));                 \
     }                                                                                              \
     kernel void NAME##_rows_f(global const BICL_ST_##TI *x, ulong xo, ulong xr,                    \
                               global BICL_ST_##TO *y, ulong yo, ulong yr, ulong n, uint ipt XP(),  \
@@ -346,7 +346,7 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
                                        global BICL_ST_##TO *y, local const uchar *redo,            \
                                        ulong m XP())                                               \
     {                                                                                              \
-        BICL_FIX_SCAN(m, j, y[j] = BICL_CALL(ELEM, (E, TA, TB, TO, a[j], b[j] XA())));             \
+        BICL_FIX_SCAN(redo, m, j, y[j] = BICL_CALL(ELEM, (E, TA, TB, TO, a[j], b[j] XA())));       \
     }                                                                                              \
     kernel void NAME##_rows_f(global const BICL_ST_##TA *a, ulong ao, ulong ar,                    \
                               global const BICL_ST_##TB *b, ulong bo, ulong br,                    \

@@ -163,6 +163,12 @@ bicl_tensor harness_view(const harness_op *op, const harness_call *call, bool ou
 void harness_token_input(const harness_op *op, uint64_t seed, harness_token t, int operand,
                          void *out);
 
+/* The Latin square of the three float dtypes (indices f32 0, f16 1, bf16 2) that the
+ * checks which run a few dtype pairs take (bicl-check --dtype-square, test_rope's
+ * every-model check): row r keeps the pairs (in a, out b) with (a + b + r) % 3 == 0, every
+ * input and every output dtype once; any three consecutive rows hold all nine pairs. */
+bool harness_on_dtype_square(int a, int b, size_t r);
+
 /* Random bit patterns of dtype with every special class (zeros, infs, NaNs with
  * payloads, denormals, rounding edges): what inputs are made of by default. */
 void harness_fill_default(bicl_dtype dtype, void *out, size_t n, uint64_t seed);

@@ -169,12 +169,11 @@ static int float_index(bicl_dtype d)
 
 /* --dtype-square: is configuration i on its op's Latin square? An op of nine
  * configurations, one float input and one float output each (every pair once), keeps
- * those whose input index a and output index b have (a + b + r) % 3 == 0, r the op's
- * ordinal among the op names: each input and each output dtype once per op, and over
- * three consecutive ops every pair. Cast (conversions are all it does) and the
- * configurations that run every variant always run, as does any other op. The harness
- * adds an op's configurations one after another (harness_ops.c), so r counts the changes
- * of name before i. */
+ * those on row r of harness_on_dtype_square, r the op's ordinal among the op names: each
+ * input and each output dtype once per op, and over three consecutive ops every pair. Cast
+ * (conversions are all it does) and the configurations that run every variant always run, as does
+ * any other op. The harness adds an op's configurations one after another (harness_ops.c), so r
+ * counts the changes of name before i. */
 static bool on_square(size_t i)
 {
     const harness_op *op = harness_op_at(i);
@@ -187,7 +186,7 @@ static bool on_square(size_t i)
         same += strcmp(harness_op_at(k)->name, op->name) == 0;
         ordinal += k > 0 && k <= i && strcmp(harness_op_at(k)->name, harness_op_at(k - 1)->name);
     }
-    return same != 9 || ((size_t)(a + b) + ordinal) % 3 == 0;
+    return same != 9 || harness_on_dtype_square(a, b, ordinal);
 }
 
 /* Op i runs when it is at or after first_op (--hf-config) and passes the --op,

@@ -192,14 +192,13 @@ static const mla_case cases[] = {
 /* Which variants every_variant_on runs. EVERY_VARIANT: of the three vector widths the one
  * that the case, angle mode, direction and source choose (`width`: each case runs every
  * width over its eight combinations, each combination every width over the cases; a
- * specialised kernel is built per width, so a case's 24 kernels became 8: this test 98 ->
- * about 45 s on a cold PoCL cache), with both items-per-work-item counts, under the group
- * `tied` (0 or 64) that the case, direction and source choose (PoCL's specialised
- * work-group functions compile again per size), while every width runs under both
- * groups over the cases (asserted). ONE_PER_WIDTH: one per vector width (with ipt 3 and
- * groups of 64 among them: the units form's general kernel, which MLA takes only without
- * specialisation). FIRST_VARIANT: the first only (the rows form: the table source takes it
- * whatever the variant). */
+ * specialised kernel is built per width, so a case's 24 kernels became 8: this test 103 ->
+ * 61 s in a clean-clone CI, docs/performance.md), with both items-per-work-item counts, under the
+ * group `tied` (0 or 64) that the case, direction and source choose (PoCL's specialised work-group
+ * functions compile again per size), while every width runs under both groups over the cases
+ * (asserted). ONE_PER_WIDTH: one per vector width (with ipt 3 and groups of 64 among them: the
+ * units form's general kernel, which MLA takes only without specialisation). FIRST_VARIANT: the
+ * first only (the rows form: the table source takes it whatever the variant). */
 typedef enum variant_set { EVERY_VARIANT, ONE_PER_WIDTH, FIRST_VARIANT } variant_set;
 
 static bool variant_in(variant_set set, size_t v, size_t p, size_t g, size_t width, size_t tied)
