@@ -1479,70 +1479,79 @@ BICL_FN bicl_f32x2e bicl_m_gelu_erf_pair(float x)
 }
 
 #ifdef BICL_HAVE_FP64
-/* erfcx(z) = e^(z^2) erfc(z) for a double 0 <= z <= 10.27 (bicl_m_erfcx_t_d), as a
- * polynomial of degree 20 (bicl_m_erfcx_poly_d) in t = (z - 4) / (z + 4) (t in [-1,
- * 0.44]; the map makes erfcx, which falls like 1/z, smooth in t): Chebyshev interpolation
- * of erfcx in t over z in [0, 10.3] at 21 nodes (mpmath, 50 digits), coefficients rounded
- * to double, highest degree first.
- * The rounded polynomial is within 2^-53.58 of erfcx, relative (mpmath, 2001 points up
- * to z = 10.27: sampled, not a proven bound); every coefficient is below 0.27, Horner
- * adds a few roundings. */
-BICL_FN double bicl_m_erfcx_poly_d(double t)
+/* erfcx(z) = e^(z^2) erfc(z) for a double 0 <= z <= 10.27 as a quotient P(z) / Q(z) of two
+ * polynomials of degree 9 (P(0) = Q(0) = 1, erfcx(0)): a rational fit of erfcx's relative
+ * error over z in [0, 10.27] in mpmath (tools/fit_erfcx.py: linearised least squares with
+ * Lawson's reweighting towards the minimax, Q rounded to double and P fitted again against
+ * it, then rounded). The rounded quotient is within 2^-53.25 of erfcx, relative (mpmath,
+ * 4001 points of [0, 10.27]: sampled, not a proven bound). Every coefficient of Q and all
+ * but P's last (-2^-44.5, whose term is below 2^-30.7 of P's value) are positive, so
+ * Horner's sums do not cancel for z >= 0: each polynomial is within a few roundings of its
+ * value. */
+BICL_FN double bicl_m_erfcx_p_d(double z)
 {
-    double p = -0x1.7f01b1a2a3191p-29;
-    p = bicl_fma(p, t, -0x1.68cc43562f04ap-28);
-    p = bicl_fma(p, t, 0x1.7ae4caacd32e4p-25);
-    p = bicl_fma(p, t, 0x1.c60a96c533fbcp-24);
-    p = bicl_fma(p, t, -0x1.38c0c233757e5p-22);
-    p = bicl_fma(p, t, -0x1.c1453cce5d962p-22);
-    p = bicl_fma(p, t, 0x1.8b0bc70169d11p-19);
-    p = bicl_fma(p, t, -0x1.fe1e26a995190p-20);
-    p = bicl_fma(p, t, -0x1.7a688fb4e82e2p-16);
-    p = bicl_fma(p, t, 0x1.4b472842833c9p-14);
-    p = bicl_fma(p, t, -0x1.6d1afad4577c0p-16);
-    p = bicl_fma(p, t, -0x1.a2f8fbc8d817ep-11);
-    p = bicl_fma(p, t, 0x1.0a17eb9952bc5p-8);
-    p = bicl_fma(p, t, -0x1.a4ded4135c443p-7);
-    p = bicl_fma(p, t, 0x1.0066e1045cfafp-5);
-    p = bicl_fma(p, t, -0x1.027d5744b9044p-4);
-    p = bicl_fma(p, t, 0x1.be502c3659165p-4);
-    p = bicl_fma(p, t, -0x1.506666f69e4b5p-3);
-    p = bicl_fma(p, t, 0x1.bff01a5f9084ep-3);
-    p = bicl_fma(p, t, -0x1.094922737431ap-2);
-    p = bicl_fma(p, t, 0x1.18932bf08e154p-3);
-    return p;
+    double p = -0x1.6fe37e23cb418p-45;
+    p = bicl_fma(p, z, 0x1.354e78a0f0b2dp-13);
+    p = bicl_fma(p, z, 0x1.5a1039a2ac51bp-9);
+    p = bicl_fma(p, z, 0x1.7334bbe99d2cfp-6);
+    p = bicl_fma(p, z, 0x1.ed745bec386d1p-4);
+    p = bicl_fma(p, z, 0x1.ba9501ac5dc0ap-2);
+    p = bicl_fma(p, z, 0x1.12450e7e9655dp+0);
+    p = bicl_fma(p, z, 0x1.cd2454b66c4b4p+0);
+    p = bicl_fma(p, z, 0x1.e703ad3d6e5dbp+0);
+    return bicl_fma(p, z, 1.0);
 }
 
-BICL_FN double bicl_m_erfcx_t_d(double z)
+BICL_FN double bicl_m_erfcx_q_d(double z)
 {
-    return bicl_m_erfcx_poly_d((z - 4.0) / (z + 4.0));
+    double p = 0x1.121da2e9c803dp-12;
+    p = bicl_fma(p, z, 0x1.32b0d1bd4b835p-8);
+    p = bicl_fma(p, z, 0x1.4a0b2055b24dfp-5);
+    p = bicl_fma(p, z, 0x1.ba1add364d987p-3);
+    p = bicl_fma(p, z, 0x1.9270e14c994eap-1);
+    p = bicl_fma(p, z, 0x1.006ef7e7ab47bp+1);
+    p = bicl_fma(p, z, 0x1.c729a28090b41p+1);
+    p = bicl_fma(p, z, 0x1.0e2832d053028p+2);
+    p = bicl_fma(p, z, 0x1.83f09120cc0bap+1);
+    return bicl_fma(p, z, 1.0);
 }
 
-/* e^(-z^2) r for z = zh + zl as bicl_m_erfc_all_d (below) takes it and r = erfcx(z) as the
- * caller evaluates it: e^-s (1 - sl) 2^k r (platforms/nvidia/lanes.cu times other
- * evaluations of r). */
-BICL_FN double bicl_m_erfc_of_erfcx_d(double zh, double zl, double r)
+/* erfc(zh + zl) = p / q for doubles 0 <= zh <= 10.27, |zl| <= 2^-52 zh, as e^(-z^2)
+ * erfcx(z) with both quotients under one division: z^2 = s + sl, s = zh^2 rounded and sl
+ * its exact remainder plus 2 zh zl (|sl| < 2^-43); e^-s = pe / qe (bicl_m_exp_quot_d,
+ * 2^k folded into pe); e^(-z^2) = e^-s (1 - sl) to 2^-86; erfcx at zh (its relative change
+ * over zl is below 2^-52); p = pe P(zh) (1 - sl), q = qe Q(zh). One division where the
+ * polynomial of degree 20 in t = (z - 4) / (z + 4) it replaces took two (t's and
+ * erfc's own through e^-s's 10-term polynomial) and four more double operations
+ * (docs/performance.md). Error: the exp quotient's 2^-53.2 and its reduction's 2^-54,
+ * erfcx's 2^-53.25, and roundings of 2^-53: pe and qe (2 each), P and Q (9 each at most:
+ * Horner over positive terms), the two products and the correction (1 each), then the
+ * caller's division and gelu's two steps: about 2^-48 as a sum of worst cases, which Ziv's
+ * test (2^-48, with a factor 2 of margin in bicl_m_round_test_d) still covers; against
+ * MPFR on 300,000 inputs of gelu's range, 2^-50.0 (erfc) and 2^-50.0 (gelu; the former
+ * path 2^-50.5 and 2^-50.4 on the same inputs). */
+BICL_FN bicl_m_exp_quot bicl_m_erfc_quot_d(double zh, double zl)
 {
     double s = zh * zh;
     double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
-    bicl_i32 k;
-    double e = bicl_m_exp_fast_d(-s, &k); /* e^-s / 2^k, -153 <= k <= 0 */
-    e = bicl_fma(-e, sl, e);
-    return e * r * bicl_f64_pow2(k);
+    bicl_m_exp_quot e = bicl_m_exp_quot_d(-s);
+    bicl_m_exp_quot out;
+    double n = e.p * bicl_m_erfcx_p_d(zh);
+    out.p = bicl_fma(-n, sl, n);
+    out.q = e.q * bicl_m_erfcx_q_d(zh);
+    return out;
 }
 
-/* erfc(zh + zl) for doubles 0 <= zh <= 10.27, |zl| <= 2^-52 zh: e^(-z^2) erfcx(z),
+/* erfc(zh + zl) for doubles 0 <= zh <= 10.27, |zl| <= 2^-52 zh (bicl_m_erfc_quot_d),
  * without a branch and without a table (the grid and series of bicl_m_erfc_d take 19
  * terms and a table read per element, and gelu's two paths below and above z = 0.75
  * diverged in a warp: gelu (erf) f32 ran at 0.12-0.18 of copy on normal inputs,
- * docs/performance.md). z^2 = s + sl, s = zh^2 rounded and sl its exact remainder plus
- * 2 zh zl (|sl| < 2^-43); e^(-z^2) = e^-s (1 - sl) to 2^-86 (bicl_m_exp_fast_d within
- * 2^-51); erfcx at zh (its relative change over zl is below 2^-52). The whole, sampled
- * against MPFR: within about 2^-50.2 (the rounding of t weighs most near z = 0),
- * inside Ziv's 2^-48; gelu's correct rounding is proven exhaustively (docs/accuracy.md). */
+ * docs/performance.md). Within Ziv's 2^-48 by the sum above; gelu's correct rounding is
+ * proven exhaustively (docs/accuracy.md). */
 BICL_FN double bicl_m_erfc_all_d(double zh, double zl)
 {
-    return bicl_m_erfc_of_erfcx_d(zh, zl, bicl_m_erfcx_t_d(zh));
+    bicl_m_exp_quot c = bicl_m_erfc_quot_d(zh, zl);
+    return c.p / c.q;
 }
 
 /* The double path: z = |x| / sqrt2 as a double-double (|x| times 1/sqrt2's double

@@ -26,20 +26,26 @@ template <int K> __device__ float chain(float x)
         a = __fma_rn(a, 1.0000001, d); /* dependent chain */
     return (float)a;
 }
-/* gelu's double path with a stage replaced (S = 1: e^-z^2 by 1 - s, S = 2: erfcx by 1 - zh) */
+/* gelu's double path with a stage replaced (S = 1: e^-z^2's quotient by (1 - s) / (1 + s),
+ * S = 2: erfcx's by (1 - zh) / (1 + zh)); bicl_m_erfc_quot_d's steps, written out here so
+ * that a stage can be swapped */
 template <int S> __device__ float gelu_stage(float x)
 {
-    double zh, zl, c;
+    double zh, zl;
     bicl_m_gelu_z_d(x, &zh, &zl);
+    double s = zh * zh;
+    double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
+    bicl_m_exp_quot e;
     if (S == 1) {
-        double s = zh * zh;
-        double sl = bicl_fma(zh, zh, -s) + 2.0 * zh * zl;
-        double e = 1.0 - s;
-        c = bicl_fma(-e, sl, e) * bicl_m_erfcx_t_d(zh);
+        e.p = 1.0 - s;
+        e.q = 1.0 + s;
     } else {
-        c = bicl_m_erfc_of_erfcx_d(zh, zl, S == 2 ? 1.0 - zh : bicl_m_erfcx_t_d(zh));
+        e = bicl_m_exp_quot_d(-s);
     }
-    return (float)bicl_m_gelu_of_erfc_d(x, c);
+    double p = S == 2 ? 1.0 - zh : bicl_m_erfcx_p_d(zh);
+    double q = S == 2 ? 1.0 + zh : bicl_m_erfcx_q_d(zh);
+    double n = e.p * p;
+    return (float)bicl_m_gelu_of_erfc_d(x, bicl_fma(-n, sl, n) / (e.q * q));
 }
 __device__ float dbl_only_gelu(float x)
 {

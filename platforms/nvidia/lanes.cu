@@ -30,18 +30,15 @@ __device__ double recip_nr(double w)
     return r;
 }
 
-/* gelu's double path (bicl_m_gelu_erf_dbl) with the t of erfcx's polynomial given */
-__device__ double gelu_dbl_t(float x, double zh, double zl, double t)
-{
-    return bicl_m_gelu_of_erfc_d(x, bicl_m_erfc_of_erfcx_d(zh, zl, bicl_m_erfcx_poly_d(t)));
-}
+/* gelu's double path (bicl_m_gelu_erf_dbl) with erfc's one division by recip_nr */
 __device__ float gelu_fast_nr(float x, int *ok)
 {
     int c = bicl_m_gelu_erf_common(x);
     float xx = c <= 0 ? x : 1.0f;
     double zh, zl;
     bicl_m_gelu_z_d(xx, &zh, &zl);
-    return bicl_m_fast_accept(c, gelu_dbl_t(xx, zh, zl, (zh - 4.0) * recip_nr(zh + 4.0)), ok);
+    bicl_m_exp_quot e = bicl_m_erfc_quot_d(zh, zl);
+    return bicl_m_fast_accept(c, bicl_m_gelu_of_erfc_d(xx, e.p * recip_nr(e.q)), ok);
 }
 /* silu's double path (bicl_m_silu_dbl) with the reciprocal of q + p by recip_nr */
 __device__ float silu_fast_nr(float x, int *ok)
@@ -57,7 +54,8 @@ __device__ void gelu_fast_lockstep(const float *x, float *r, int *ok)
 {
     int c[4];
     float xx[4];
-    double zh[4], zl[4], t[4];
+    double zh[4], zl[4];
+    bicl_m_exp_quot e[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
         c[j] = bicl_m_gelu_erf_common(x[j]);
@@ -66,10 +64,10 @@ __device__ void gelu_fast_lockstep(const float *x, float *r, int *ok)
     }
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-        t[j] = (zh[j] - 4.0) / (zh[j] + 4.0);
+        e[j] = bicl_m_erfc_quot_d(zh[j], zl[j]);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-        r[j] = bicl_m_fast_accept(c[j], gelu_dbl_t(xx[j], zh[j], zl[j], t[j]), &ok[j]);
+        r[j] = bicl_m_fast_accept(c[j], bicl_m_gelu_of_erfc_d(xx[j], e[j].p / e[j].q), &ok[j]);
 }
 __device__ float sc_fast(float x, int *ok)
 {
