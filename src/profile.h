@@ -46,10 +46,11 @@
  *                       4-wide variant at 1202-1253 GB/s against 1027 at ACT32's 8/4/128
  *                       (docs/performance.md)
  *   BICL_VCLASS_GLU32L  a gated unit of the longest double path (geglu) with two 32-bit
- *                       inputs: twice the bytes per element of gelu's, so more elements
- *                       in flight pay: on the H100 geglu f32's best variants were 8-wide
- *                       (8/2/256 1809 GB/s, 8/2/0 1790 in two sweeps) against 1649-1665
- *                       at ACT32L's 4/8/128 (docs/performance.md) */
+ *                       inputs, twice the bytes per element of gelu's: on the H100 geglu
+ *                       f32's best variants were 8-wide with the former erfcx (8/2/256
+ *                       1809 GB/s, 8/2/0 1790 in two sweeps, against 1649-1665 at ACT32L's
+ *                       4/8/128), 4/4/256 with today's (1847 against 1795 at 4/8/128;
+ *                       docs/performance.md, platforms/nvidia/profile.h) */
 typedef enum bicl_vclass {
     BICL_VCLASS_32,
     BICL_VCLASS_32X2,

@@ -26,7 +26,12 @@
  * its element: its own H100 sweep (2026-12-06, twenty-fifth session) had 1665 GB/s at
  * 4/8/128 against 1598 at 8/4/128, its best 8/2/256 at 1809, and the twenty-sixth session's sweep (H100, 2026-12-07) 8/2/0
  * at 1790 and 8/2/256 at 1767 against 1649 at 4/8/128: the gated unit of that path (class
- * GLU32L, after ACT32L) 8/2/256, about 8 % over ACT32L's variant. f16 conversions
+ * GLU32L, after ACT32L) took 8/2/256, about 8 % over ACT32L's variant. With gelu's erfcx a
+ * rational sharing one division (2026-12-07, thirty-first session; the same sweeps, both
+ * headers in one call, docs/results/sweep-h100-session31-gelu-geglu.txt) geglu's best moved
+ * to 4 wide: 4/4/256 at 1847 GB/s against 1732 at 8/2/256 (the former header's best, 8/2/512,
+ * 1813), so GLU32L is 4/4/256; gelu's 4/8/128 stays (1442 against the sweep's best, 8/1/0,
+ * 1444). f16 conversions
  * by the device's half conversions (vload_half, vstore_half_rte; the next field): RoPE f16
  * 2492-2498 GB/s with the integer forms against 3161-3187 (0.59 -> 0.74-0.75 of copy;
  * 2026-12-05, docs/performance.md). The activations' plain form (the next field, 0): the
@@ -37,4 +42,4 @@
  * against 0.34 (2026-12-06, docs/performance.md). Work-groups fitted to each launch (the
  * last field, 0). */
 BICL_PROFILE("nvidia", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (4, 8, 128), (8, 1, 128),
-             (8, 4, 128), (4, 1, 512), (4, 8, 128), (8, 2, 256), 0, 1, 0, 1, 0)
+             (8, 4, 128), (4, 1, 512), (4, 8, 128), (4, 4, 256), 0, 1, 0, 1, 0)
