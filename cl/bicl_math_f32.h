@@ -1520,16 +1520,21 @@ BICL_FN double bicl_m_erfcx_q_d(double z)
  * erfcx(z) with both quotients under one division: z^2 = s + sl, s = zh^2 rounded and sl
  * its exact remainder plus 2 zh zl (|sl| < 2^-43); e^-s = pe / qe (bicl_m_exp_quot_d,
  * 2^k folded into pe); e^(-z^2) = e^-s (1 - sl) to 2^-86; erfcx at zh (its relative change
- * over zl is below 2^-52); p = pe P(zh) (1 - sl), q = qe Q(zh). One division where the
- * polynomial of degree 20 in t = (z - 4) / (z + 4) it replaces took two (t's and
- * erfc's own through e^-s's 10-term polynomial) and four more double operations
- * (docs/performance.md). Error: the exp quotient's 2^-53.2 and its reduction's 2^-54,
- * erfcx's 2^-53.25, and roundings of 2^-53: pe and qe (2 each), P and Q (9 each at most:
- * Horner over positive terms), the two products and the correction (1 each), then the
- * caller's division and gelu's two steps: about 2^-48 as a sum of worst cases, which Ziv's
- * test (2^-48, with a factor 2 of margin in bicl_m_round_test_d) still covers; against
- * MPFR on 300,000 inputs of gelu's range, 2^-50.0 (erfc) and 2^-50.0 (gelu; the former
- * path 2^-50.5 and 2^-50.4 on the same inputs). */
+ * over zl is below 2^-52); p = pe P(zh) (1 - sl), q = qe Q(zh). The polynomial of degree
+ * 20 in t = (z - 4) / (z + 4) it replaces had one division too (t's), and e^-s by the
+ * degree-10 exp polynomial: 45 double operations in erfc then, 38 now (counted in the
+ * source), and three independent chains of about 9 (P, Q, the exp quotient) where a
+ * division fed 20 dependent fma (docs/performance.md). Error, as a sum of worst cases:
+ * the exp quotient's 2^-53.2 and its reduction's 2^-54, erfcx's 2^-53.25 and its
+ * evaluation at zh (2^-52), and roundings of 2^-53: pe and qe (3 each, as sigmoid
+ * counts them), P and Q (9 each at most: Horner over positive terms), the two products
+ * and the correction (1 each), then the caller's division and gelu's two steps: about
+ * 2^-47.9. Ziv's test (2^-48) keeps a factor 2 of margin where the result is a normal
+ * float (bicl_m_round_test_normal_d), not for gelu's subnormal results (x in (-14.5,
+ * -13.15)); there correct rounding rests on the exhaustive runs (docs/accuracy.md), as
+ * it does everywhere. Against MPFR: 2^-50.0 (erfc and gelu) on 300,000 inputs of gelu's
+ * range, 2^-49.8 to 2^-49.9 on two other samples of that size (the former path 2^-50.35
+ * to 2^-50.46). */
 BICL_FN bicl_m_exp_quot bicl_m_erfc_quot_d(double zh, double zl)
 {
     double s = zh * zh;
@@ -1546,8 +1551,8 @@ BICL_FN bicl_m_exp_quot bicl_m_erfc_quot_d(double zh, double zl)
  * without a branch and without a table (the grid and series of bicl_m_erfc_d take 19
  * terms and a table read per element, and gelu's two paths below and above z = 0.75
  * diverged in a warp: gelu (erf) f32 ran at 0.12-0.18 of copy on normal inputs,
- * docs/performance.md). Within Ziv's 2^-48 by the sum above; gelu's correct rounding is
- * proven exhaustively (docs/accuracy.md). */
+ * docs/performance.md). Its error: bicl_m_erfc_quot_d; gelu's correct rounding is proven
+ * exhaustively (docs/accuracy.md). */
 BICL_FN double bicl_m_erfc_all_d(double zh, double zl)
 {
     bicl_m_exp_quot c = bicl_m_erfc_quot_d(zh, zl);

@@ -59,8 +59,8 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, con
      * build options stay exactly the fixed ones and callers cannot inject -D. */
     char prefix[224], suffix[BICL_INSTANCE_MAX + 2] = "";
     /* BICL_FIX_REDO_CALL: the fix-up form's second side a call not inlined, where the
-     * profile takes that form (cl/bicl_kernel.h, BICL_ROWS_F_1_1), in the two families that
-     * have it. The profile's choice, not the context's: a context forced to the form
+     * profile takes that form (cl/bicl_kernel.h, BICL_ROWS_F_1_1 and _2_1), in the two
+     * families that have it. The profile's choice, not the context's: a context forced to the form
      * (BICL_ACT_FORM) on a device whose compiler never built the attribute keeps the
      * plain function. */
     const bool fix_family = family == BICL_FAMILY_UNARY || family == BICL_FAMILY_GLU;

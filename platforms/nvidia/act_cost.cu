@@ -3,8 +3,8 @@
  * copy, 1 GiB in and out, f32 in [-8, 8), event timing of 5 launches after one, two rounds:
  * (1) the FP64 ceiling: K dependent double fma per element (four elements a thread);
  * (2) gelu (erf) and silu whole, their double paths alone (rounded to float, no Ziv test),
- *     and gelu's double path with its exp or its erfcx left out
- *     (the values then mean nothing: speed only);
+ *     and gelu's double path with e^-z^2's quotient or erfcx's replaced by a cheap one
+ *     (the shared division kept; the values then mean nothing: speed only);
  * (3) the partial rotation's memory pattern: of every row of R float4 the first K read and
  *     written in place (128 of 256 bytes: partial 64 of 128 bf16; 128 of 384: MLA's q_pe);
  * (4) silu's double path with the float -> double and double -> float conversions (F2F,
