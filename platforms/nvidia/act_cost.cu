@@ -164,8 +164,8 @@ int main()
               {"gelu fast form", k_gelu_fast},
               {"gelu dbl only", k_gelu_d},
               {"gelu stages all", k_g0},
-              {"gelu no exp", k_g1},
-              {"gelu no erfcx", k_g2},
+              {"gelu exp replaced", k_g1},
+              {"gelu erfcx replaced", k_g2},
 
               {"gelu_tanh", k_gelu_tanh},
               {"tanh", k_tanh},
