@@ -1532,9 +1532,9 @@ BICL_FN double bicl_m_erfcx_q_d(double z)
  * 2^-47.9. Ziv's test (2^-48) keeps a factor 2 of margin where the result is a normal
  * float (bicl_m_round_test_normal_d), not for gelu's subnormal results (x in (-14.5,
  * -13.15)); there correct rounding rests on the exhaustive runs (docs/accuracy.md), as
- * it does everywhere. Against MPFR: 2^-50.0 (erfc and gelu) on 300,000 inputs of gelu's
- * range, 2^-49.8 to 2^-49.9 on two other samples of that size (the former path 2^-50.35
- * to 2^-50.46). */
+ * it does everywhere. Against MPFR on three samples of 300,000 inputs of gelu's range:
+ * erfc within 2^-49.91 to 2^-50.03, gelu within 2^-49.92 to 2^-50.00 (the former path
+ * 2^-50.39 to 2^-50.46 and 2^-50.31 to 2^-50.35; docs/results/gelu-erfc-error-session31.txt). */
 BICL_FN bicl_m_exp_quot bicl_m_erfc_quot_d(double zh, double zl)
 {
     double s = zh * zh;

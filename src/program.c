@@ -60,16 +60,16 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, con
     char prefix[224], suffix[BICL_INSTANCE_MAX + 2] = "";
     /* BICL_FIX_REDO_CALL: the fix-up form's second side a call not inlined, where the
      * profile takes that form (cl/bicl_kernel.h, BICL_ROWS_F_1_1 and _2_1), in the two
-     * families that have it. The profile's choice, not the context's: a context forced to the form
-     * (BICL_ACT_FORM) on a device whose compiler never built the attribute keeps the
-     * plain function. */
+     * families that have it. The profile's choice, not the context's: a context forced to
+     * the form (BICL_ACT_FORM) on a device whose compiler never built the attribute keeps
+     * the plain function. */
     const bool fix_family = family == BICL_FAMILY_UNARY || family == BICL_FAMILY_GLU;
-    int plen = snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s%s",
-                        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
-                        ctx->f16_device ? "#define BICL_F16_DEVICE 1\n" : "",
-                        lane_loop_define(ctx->lane_loop),
-                        ctx->profile->act_fixup && fix_family ? "#define BICL_FIX_REDO_CALL 1\n" : "",
-                        instance ? "#define BICL_SELECTED 1\n" : "");
+    int plen = snprintf(
+        prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s%s",
+        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
+        ctx->f16_device ? "#define BICL_F16_DEVICE 1\n" : "", lane_loop_define(ctx->lane_loop),
+        ctx->profile->act_fixup && fix_family ? "#define BICL_FIX_REDO_CALL 1\n" : "",
+        instance ? "#define BICL_SELECTED 1\n" : "");
     if (instance)
         snprintf(suffix, sizeof suffix, "%s\n", instance);
     size_t slen = strlen(suffix), total = (size_t)plen + src->size + slen;

@@ -177,11 +177,10 @@ static void bicl_unary_dev(test_env *env, bicl_unary_op op, const float *x, floa
     test_buf_free(&by);
 }
 
-/* The unary family's source as bicl builds it (prefix included). */
-/* The program bicl builds for mish f32 -> f32 (its instance selected, as src/pointwise.c
- * appends it: the whole family's text, every op and dtype pair, took NVIDIA's compiler
- * minutes a build, and this test builds it twice; test_drift did not finish in 430 s on
- * the H100, docs/gpu-runs.md). */
+/* The program bicl builds for mish f32 -> f32, prefix included (its instance selected, as
+ * src/pointwise.c appends it: the whole family's text, every op and dtype pair, took NVIDIA's
+ * compiler minutes a build, and this test builds it twice; test_drift did not finish in 430 s
+ * on the H100, docs/gpu-runs.md). */
 static char *unary_source(test_env *env)
 {
     char *text = NULL;
