@@ -124,7 +124,8 @@ BICL_FN float bicl_op_glu_twice(int act, float g, float u, float p0, float p1, i
     case BICL_OP_##ID:                                                                             \
         v = EXPR;                                                                                  \
         break;
-BICL_FN float bicl_op_unary_fast(int op, float x, float p0, float p1, float p2, float p3, int *ok)
+BICL_FN_INLINED float bicl_op_unary_fast(int op, float x, float p0, float p1, float p2, float p3,
+                                         int *ok)
 {
     int ok_ = 1;
     float v;
@@ -146,8 +147,8 @@ BICL_FN float bicl_op_unary_fast(int op, float x, float p0, float p1, float p2, 
         a = EXPR;                                                                                  \
         v = BICL_GLU_FINISH_##ORDER(a, u, round_dt);                                               \
         break;
-BICL_FN float bicl_op_glu_twice_fast(int act, float g, float u, float p0, float p1, int round_dt,
-                                     int *ok)
+BICL_FN_INLINED float bicl_op_glu_twice_fast(int act, float g, float u, float p0, float p1,
+                                             int round_dt, int *ok)
 {
     int ok_ = 1;
     float a;

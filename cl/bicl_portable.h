@@ -18,6 +18,15 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define BICL_OPENCL 1
 #define BICL_FN     static inline
+/* A function whose caller PoCL must vectorise: its work-item loop stays scalar around a
+ * call, and LLVM's inliner left the fix-up form's fast dispatcher of swiglu bf16 a call
+ * (0.8 GB/s against 3.8-5.1 inlined, docs/performance.md). Forced only in the programs of
+ * the fix-up form (the host's BICL_FIX_REDO_CALL, cl/bicl_kernel.h); speed only. */
+#if defined(BICL_FIX_REDO_CALL)
+#define BICL_FN_INLINED BICL_FN __attribute__((always_inline))
+#else
+#define BICL_FN_INLINED BICL_FN
+#endif
 /* Program-scope tables live in the constant address space in OpenCL C 1.2. */
 #define BICL_TABLE constant
 typedef uchar bicl_u8;
@@ -58,6 +67,7 @@ typedef ulong bicl_u64;
 #endif
 
 #define BICL_FN            static inline
+#define BICL_FN_INLINED    BICL_FN
 #define BICL_TABLE         static const
 typedef uint8_t bicl_u8;
 typedef uint16_t bicl_u16;
