@@ -335,8 +335,9 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         ulong r = get_global_id(1), t = get_global_id(0);                                          \
         (void)ipt;                                                                                 \
         BICL_ROWS_S_GUARDED(t, n,                                                                  \
-                            y[yo + r * yr + t] = BICL_CALL(                                        \
-                                ELEM, (E, TA, TB, TO, a[ao + r * ar + t], b[bo + r * br + t] XA()))) \
+                            y[yo + r * yr + t] =                                                   \
+                                BICL_CALL(ELEM, (E, TA, TB, TO, a[ao + r * ar + t],                \
+                                                 b[bo + r * br + t] XA())))                        \
     }
 
 /* The fix-up form of _rows_s of two inputs (see BICL_ROWS_F_1_1); hold_b: 1 where y is
@@ -429,8 +430,9 @@ BICL_FN ulong bicl_dot(ulong4 c, ulong4 s)
         ulong r = get_global_id(1), t = get_global_id(0);                                          \
         (void)ipt;                                                                                 \
         BICL_ROWS_S_GUARDED(t, n,                                                                  \
-                            BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + r * ar + t], b[bo + r * br + t], \
-                                             o[oo + r * or_ + t], p[po + r * pr + t] XA())))       \
+                            BICL_CALL(ELEM, (TA, TB, TO, TP, a[ao + r * ar + t],                   \
+                                             b[bo + r * br + t], o[oo + r * or_ + t],              \
+                                             p[po + r * pr + t] XA())))                            \
     }
 
 #define BICL_ALL_2_2(NAME, TA, TB, TO, TP, ELEM, XP, XA)                                           \

@@ -530,8 +530,10 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                           \
         /* scalars selected, not the ulong4 strides: a select of a vector type keeps    \
          * LLVM's loop vectoriser off the work-item loop */                                        \
-        ulong xo = isq ? rope_head_at(qi_off, qi_st, b, s, hh) : rope_head_at(ki_off, ki_st, b, s, hh); \
-        ulong yo = isq ? rope_head_at(qo_off, qo_st, b, s, hh) : rope_head_at(ko_off, ko_st, b, s, hh); \
+        ulong xo = isq ? rope_head_at(qi_off, qi_st, b, s, hh)                                     \
+                       : rope_head_at(ki_off, ki_st, b, s, hh);                                    \
+        ulong yo = isq ? rope_head_at(qo_off, qo_st, b, s, hh)                                     \
+                       : rope_head_at(ko_off, ko_st, b, s, hh);                                    \
         global const BICL_ST_##TI *x = (isq ? qi : ki) + xo;                                       \
         global BICL_ST_##TO *y = (isq ? qo : ko) + yo;                                             \
         /* element strides: the constant 1 where the host saw that every view's is 1, so    \

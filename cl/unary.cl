@@ -33,8 +33,10 @@
  * whose EXPR has a fast form (src/pointwise.c). */
 #define UNARY_FAST(OP, TI, TO, a, okp, p0, p1, p2, p3)                                             \
     BICL_SV_##TO(bicl_op_unary_fast((OP), BICL_LD_##TI(a), p0, p1, p2, p3, okp))
-#define UNARY_FAST_0(OP, TI, TO, a, okp, p0)     UNARY_FAST(OP, TI, TO, a, okp, p0, 0.0f, 0.0f, 0.0f)
-#define UNARY_FAST_1(OP, TI, TO, a, okp, p0)     UNARY_FAST(OP, TI, TO, a, okp, p0, 0.0f, 0.0f, 0.0f)
+#define UNARY_FAST_0(OP, TI, TO, a, okp, p0)                                                       \
+    UNARY_FAST(OP, TI, TO, a, okp, p0, 0.0f, 0.0f, 0.0f)
+#define UNARY_FAST_1(OP, TI, TO, a, okp, p0)                                                       \
+    UNARY_FAST(OP, TI, TO, a, okp, p0, 0.0f, 0.0f, 0.0f)
 #define UNARY_FAST_2(OP, TI, TO, a, okp, p0, p1) UNARY_FAST(OP, TI, TO, a, okp, p0, p1, 0.0f, 0.0f)
 #define UNARY_FAST_4(OP, TI, TO, a, okp, p0, p1, p2, p3)                                           \
     UNARY_FAST(OP, TI, TO, a, okp, p0, p1, p2, p3)

@@ -24,9 +24,10 @@
  * (2026-12-06, the sweep above) gelu f32's every 4-wide variant ran 1202-1253 GB/s against
  * 1027 at ACT32's 8/4/128 (on the standard fill; its erf series); geglu takes the class by
  * its element: its own H100 sweep (2026-12-06, twenty-fifth session) had 1665 GB/s at
- * 4/8/128 against 1598 at 8/4/128, its best 8/2/256 at 1809, and the twenty-sixth session's sweep (H100, 2026-12-07) 8/2/0
- * at 1790 and 8/2/256 at 1767 against 1649 at 4/8/128: the gated unit of that path (class
- * GLU32L, after ACT32L) took 8/2/256, about 8 % over ACT32L's variant. With gelu's erfcx a
+ * 4/8/128 against 1598 at 8/4/128, its best 8/2/256 at 1809, and the twenty-sixth session's
+ * sweep (H100, 2026-12-07) 8/2/0 at 1790 and 8/2/256 at 1767 against 1649 at 4/8/128: the
+ * gated unit of that path (class GLU32L, after ACT32L) took 8/2/256, about 8 % over ACT32L's
+ * variant. With gelu's erfcx a
  * rational sharing one division (2026-12-07, thirty-first session; the same sweeps, both
  * headers in one call, docs/results/sweep-h100-session31-gelu-geglu.txt) geglu's best moved
  * to 4 wide: 4/4/256 at 1847 GB/s against 1732 at 8/2/256 (the former header's best, 8/2/512,
