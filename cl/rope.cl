@@ -543,6 +543,8 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         ulong yes = unit ? 1u : (isq ? qo_st.s3 : ko_st.s3);                                       \
         /* the host launches exactly half_r work-items per row: no test i < half_r, whose  \
          * masked stores cost PoCL two thirds of its speed */                                      \
+        ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);          \
+        BICL_ST_##TO s0, s1; /* the pair's stored outputs */                                      \
         {                                                                                          \
             global const float *tf = (global const float *)table;                                  \
             /* M-RoPE: the pair's entry in the token's other two rows too, then the one of its  \
@@ -560,7 +562,6 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
                 sn = ROPE_OF_ROW(r, sn, s1, s2);                                                   \
             }                                                                                      \
             ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
-            ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);      \
             /* GPT-J pairs of 16-bit elements as one 32-bit word (ROPE_PAIRED: the host saw    \
              * every head's rotary start even and element stride 1; a little-endian device,  \
              * checked at context creation): PoCL vectorises the word, not the two halves */ \
@@ -575,7 +576,6 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
                 w0 = x[ea * xes];                                                                  \
                 w1 = x[eb * xes];                                                                  \
             }                                                                                      \
-            BICL_ST_##TO s0, s1;                                                                   \
             ROPE_ROT_STORED(TI, TO, w0, w1, c, sn, inv, ok, false, s0, s1);                        \
             if (pout) {                                                                            \
                 ((global uint *)(y + roff))[i] = (uint)s0 | ((uint)s1 << 16);                      \
@@ -585,21 +585,35 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
             }                                                                                      \
         }                                                                                          \
         /* pass-through elements i, i + half_r, ...: a constant count in a specialised kernel, \
-         * a test per element only when half_r does not divide the count. PoCL keeps the loop \
-         * where the count is 4 (MLA out of place: x, y and their strides per work-item in      \
-         * memory); written out, MLA's row vectorised no better and ran no faster               \
-         * (docs/performance.md) */                                                                \
+         * a test per element only when half_r does not divide the count. Where q and k heads \
+         * have different pass-through parts (MLA out of place: 128 and 0), the test depends \
+         * on the head's kind, and PoCL kept that loop scalar (its counter per work-item in     \
+         * memory); there every row makes the same stores, the loop unrolled: where its head  \
+         * has fewer, the work-item stores its rotated oa again (MLA 0.19 -> 0.35 of copy on   \
+         * PoCL; the unrolled form slowed the equal-parts layouts, which keep the loop;         \
+         * docs/performance.md) */                                                                 \
         const uint pass_q = (flags & ROPE_Q_IN_PLACE) ? 0u : lay.s1;                               \
         const uint pass_k = (hk == 0u || (flags & ROPE_K_IN_PLACE)) ? 0u : lay.s3;                 \
         const uint copies = (max(pass_q, pass_k) + half_r - 1u) / half_r;                          \
-        if (!(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE)))                                  \
-            for (uint k = 0; k < copies; ++k) {                                                    \
-                uint j = i + k * half_r;                                                           \
-                if (pass % half_r == 0u ? k < pass / half_r : j < pass) {                          \
-                    ulong e = j < roff ? j : j + 2u * half_r;                                      \
-                    y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                                    \
+        if (!(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE))) {                                \
+            if (pass_q == pass_k) {                                                                \
+                for (uint k = 0; k < copies; ++k) {                                                \
+                    uint j = i + k * half_r;                                                       \
+                    if (pass % half_r == 0u ? k < pass / half_r : j < pass) {                      \
+                        ulong e = j < roff ? j : j + 2u * half_r;                                  \
+                        y[e * yes] = BICL_CONV(TI, TO, x[e * xes]);                                \
+                    }                                                                              \
+                }                                                                                  \
+            } else {                                                                               \
+                _Pragma("unroll") for (uint k = 0; k < copies; ++k) {                              \
+                    uint j = i + k * half_r;                                                       \
+                    bool part = pass % half_r == 0u ? k < pass / half_r : j < pass;                \
+                    ulong e = part ? (j < roff ? j : j + 2u * half_r) : oa;                        \
+                    BICL_ST_##TO v = BICL_CONV(TI, TO, x[e * xes]);                                \
+                    y[e * yes] = part ? v : s0;                                                    \
                 }                                                                                  \
             }                                                                                      \
+        }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         /* The first work-item of each token's first head counts its position. A row is    \
          * one group (the host's launch: local size (width, 1)), so the group id is the row  \
