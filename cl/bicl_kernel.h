@@ -14,6 +14,7 @@
 #ifndef BICL_KERNEL_H
 #define BICL_KERNEL_H
 #include "bicl_convert.h"
+#include "bicl_table_compact.h"
 
 /* Storage type of each dtype, and the conversions to and from f32 compute. */
 #define BICL_ST_f32     uint
@@ -77,6 +78,16 @@ BICL_FN ulong bicl_divmod(ulong n, ulong d, ulong *r)
 BICL_FN ushort bicl_table16_at(global const uint *restrict tab, uint a)
 {
     return (ushort)(tab[a >> 1] >> ((a & 1u) << 4));
+}
+
+/* Entry a of a table in the compact form (cl/bicl_table_compact.h): its block's directory
+ * word, then one entry of the list after the directory (entry 0 where the block is a rule:
+ * a load every element makes, to a line every rule block shares). */
+BICL_FN ushort bicl_table16_compact_at(global const uint *restrict tab, uint a)
+{
+    uint d = tab[a >> BICL_TABLE_BLOCK_BITS];
+    ushort e = bicl_table16_at(tab + BICL_TABLE_BLOCKS, bicl_table_compact_index(d, a));
+    return bicl_table_compact_value(d, a, e);
 }
 
 /* Coordinates of linear index l in a right-aligned 4-d shape. */

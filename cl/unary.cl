@@ -74,8 +74,19 @@
 #define UNARY_TABLE(TI, TO)                                                                        \
     BICL_ALL_1_1(unary_table_##TI##_##TO, TI, TO, UNARY_TABLE_ELEM, _, UNARY_TABLE_XP,             \
                  UNARY_TABLE_XA)
+/* The compact form of a 16-bit output's table (BICL_OPTION_ACT_TABLES "compact", or the
+ * profile's choice: src/act_tables.c builds it, cl/bicl_table_compact.h): "UNARY_TABLE_COMPACT(ti,
+ * to)", to f16 or bf16. */
+#define UNARY_TABLE_COMPACT_ELEM(E, TI, TO, a, tab) bicl_table16_compact_at(tab, a)
+#define UNARY_TABLE_COMPACT(TI, TO)                                                                \
+    BICL_ALL_1_1(unary_table_compact_##TI##_##TO, TI, TO, UNARY_TABLE_COMPACT_ELEM, _,             \
+                 UNARY_TABLE_XP, UNARY_TABLE_XA)
 
-#ifndef BICL_SELECTED /* else the host appends one "UNARY_PAIR(...)" or "UNARY_TABLE(ti, to)" */
+#ifndef BICL_SELECTED /* else the host appends one "UNARY_PAIR(...)" or a table instance */
 BICL_UNARY_OPS(UNARY_X_KERNELS)
 BICL_FOR_16BIT_DTYPE_PAIRS(UNARY_TABLE)
+UNARY_TABLE_COMPACT(f16, f16)
+UNARY_TABLE_COMPACT(f16, bf16)
+UNARY_TABLE_COMPACT(bf16, f16)
+UNARY_TABLE_COMPACT(bf16, bf16)
 #endif

@@ -3,6 +3,7 @@
  * the context, and launched with the table kernels of cl/unary.cl and cl/glu.cl. The ops
  * (src/pointwise.c) decide when a table applies (the registry's table column). */
 #include "tables.h"
+#include "bicl_table_compact.h"
 #include "launch.h"
 #include "context_state.h"
 #include "ops.h"
@@ -33,7 +34,8 @@ bool bicl_dtype_is16(bicl_dtype d)
 
 static bool same_key(const bicl_table_key *a, const bicl_table_key *b)
 {
-    return a->family == b->family && a->code == b->code && a->in == b->in && a->entry == b->entry;
+    return a->family == b->family && a->code == b->code && a->in == b->in && a->entry == b->entry &&
+           a->compact == b->compact;
 }
 
 static cl_mem find_table(const bicl_context *ctx, const bicl_table_key *k)
@@ -74,6 +76,59 @@ static bicl_status table_values(const bicl_table_key *k, void *out)
     return st;
 }
 
+/* The compact form (cl/bicl_table_compact.h) of the 16-bit table `full`: *bytes bytes at
+ * *out (the directory's words, then the listed blocks' entries); every one of the 65536
+ * results read back through the kernels' own functions and compared with full (a mismatch
+ * would be a bug here: BICL_ERR_UNSUPPORTED, never a table with other bits). */
+static bicl_status table_compact(const uint16_t *full, unsigned char **out, size_t *bytes)
+{
+    const uint32_t block = 1u << BICL_TABLE_BLOCK_BITS;
+    uint32_t dir[BICL_TABLE_BLOCKS];
+    uint16_t *list = malloc(TABLE_ENTRIES * sizeof *list);
+    if (!list)
+        return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "compact activation table");
+    uint32_t n_list = 0;
+    for (uint32_t b = 0; b < BICL_TABLE_BLOCKS; ++b) {
+        const uint16_t *o = full + b * block;
+        uint16_t delta = (uint16_t)(o[0] - b * block);
+        bool same = true, shifted = true;
+        for (uint32_t i = 1; i < block; ++i) {
+            same = same && o[i] == o[0];
+            shifted = shifted && (uint16_t)(o[i] - (b * block + i)) == delta;
+        }
+        if (same || shifted) {
+            dir[b] = same ? o[0] : BICL_TABLE_DIR_DELTA | delta;
+        } else {
+            dir[b] = BICL_TABLE_DIR_TABLE | n_list;
+            memcpy(list + n_list, o, block * sizeof *list);
+            n_list += block;
+        }
+    }
+    uint32_t n_read = n_list ? n_list : 2; /* entry 0 is read for every rule block */
+    if (!n_list)
+        list[0] = list[1] = 0;
+    *bytes = sizeof dir + n_read * sizeof *list;
+    *out = malloc(*bytes);
+    bicl_status st =
+        *out ? BICL_SUCCESS : bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "compact activation table");
+    for (uint32_t a = 0; st == BICL_SUCCESS && a < TABLE_ENTRIES; ++a) {
+        uint32_t d = dir[a >> BICL_TABLE_BLOCK_BITS];
+        uint16_t v = bicl_table_compact_value(d, a, list[bicl_table_compact_index(d, a)]);
+        if (v != full[a])
+            st = bicl_fail(BICL_ERR_UNSUPPORTED,
+                           "compact activation table: entry %u differs (a bug)", (unsigned)a);
+    }
+    if (st == BICL_SUCCESS) {
+        memcpy(*out, dir, sizeof dir);
+        memcpy(*out + sizeof dir, list, n_read * sizeof *list);
+    } else {
+        free(*out);
+        *out = NULL;
+    }
+    free(list);
+    return st;
+}
+
 /* "silu bf16 -> f32", "swiglu rounded gate bf16": the table's name in error details. */
 static void table_name(const bicl_table_key *k, char *buf, size_t n)
 {
@@ -106,6 +161,12 @@ static bicl_status table_get(bicl_context *ctx, const bicl_table_key *k, cl_mem 
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "lookup table of %s", what);
     }
     bicl_status st = table_values(k, values);
+    if (st == BICL_SUCCESS && k->compact) {
+        unsigned char *packed = NULL;
+        st = table_compact(values, &packed, &bytes);
+        free(values);
+        values = packed;
+    }
     if (st != BICL_SUCCESS) {
         free(values);
         free(t);

@@ -93,6 +93,10 @@ int bicl_act_tables_parse(const char *value)
         return BICL_ACT_TABLES_AUTO;
     if (strcmp(value, "off") == 0)
         return BICL_ACT_TABLES_OFF;
+    if (strcmp(value, "full") == 0)
+        return BICL_ACT_TABLES_FULL;
+    if (strcmp(value, "compact") == 0)
+        return BICL_ACT_TABLES_COMPACT;
     return -2;
 }
 
@@ -159,7 +163,8 @@ bicl_status bicl_options_set_string(bicl_options *opts, bicl_option key, const c
         int v = bicl_act_tables_parse(value);
         if (v == -2)
             return bicl_fail(BICL_ERR_INVALID_PARAMETER,
-                             "activation tables '%s': \"auto\" or \"off\"", value);
+                             "activation tables '%s': \"auto\", \"off\", \"full\" or \"compact\"",
+                             value);
         opts->act_tables = v;
         return BICL_SUCCESS;
     }

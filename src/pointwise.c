@@ -96,10 +96,15 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     bicl_names *n;
     if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
-        bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype};
-        if (!bicl_names_of(BICL_FAMILY_UNARY, BICL_NAMES_KEY(op, 1, x->dtype, y->dtype, 0), &n)) {
-            bicl_name_format(n->base, sizeof n->base, "unary_table_%s_%s", ti, to);
-            bicl_name_format(n->instance, sizeof n->instance, "UNARY_TABLE(%s, %s)", ti, to);
+        /* the compact form where the context wants it and the entries are 16-bit */
+        bool compact = ctx->act_tables_compact && bicl_dtype_is16(y->dtype);
+        bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype, compact};
+        if (!bicl_names_of(BICL_FAMILY_UNARY,
+                           BICL_NAMES_KEY(op, compact ? 4 : 1, x->dtype, y->dtype, 0), &n)) {
+            bicl_name_format(n->base, sizeof n->base, "unary_table%s_%s_%s",
+                             compact ? "_compact" : "", ti, to);
+            bicl_name_format(n->instance, sizeof n->instance, "UNARY_TABLE%s(%s, %s)",
+                             compact ? "_COMPACT" : "", ti, to);
         }
         return bicl_table_launch(ctx, memo, queue, BICL_FAMILY_UNARY, &k, n->instance, n->base, ops,
                                  2, n_wait, wait, done);
@@ -170,7 +175,8 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
     if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table &&
         rounding != BICL_GLU_ROUND_ONCE) {
         bool round = round_act != 0;
-        bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32};
+        bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32,
+                            false};
         if (!bicl_names_of(BICL_FAMILY_GLU,
                            BICL_NAMES_KEY(act, 1 + round, gate->dtype, y->dtype, 0), &n)) {
             bicl_name_format(n->base, sizeof n->base, "glu_table%s%s_%s_%s", round ? "16" : "",

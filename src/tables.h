@@ -20,6 +20,7 @@ typedef struct bicl_table_key {
     bicl_table_family family;
     int code; /* bicl_unary_op or bicl_glu_act */
     bicl_dtype in, entry;
+    bool compact; /* in the compact form (cl/bicl_table_compact.h): unary, 16-bit entries */
 } bicl_table_key;
 
 /* f16 or bf16: an input a table can index. */

@@ -968,6 +968,9 @@ static void act_tables_equal_compute_on_every_input(void **state)
     size_t nc = all_cases(cs, 600);
     const size_t n = 65536;
     test_env on = env_with_tables(env, "auto"), off = env_with_tables(env, "off");
+    /* the compact form of the 16-bit unary tables (cl/bicl_table_compact.h) */
+    test_env compact = env_with_tables(env, "compact");
+    size_t n_compact = 0;
     static const unsigned vws[] = {1, 4, 8};
     static const unsigned ipts[] = {1, 3};
     size_t n_table = 0, n_compute = 0;
@@ -1003,6 +1006,18 @@ static void act_tables_equal_compute_on_every_input(void **state)
         }
         check_case(&on, c, in, n, 0, "table path");
         ++want_launches;
+        if (c->kind == K_UNARY && bicl_dtype_size(c->out[0]) == 2) {
+            ++n_compact;
+            unsigned char *y_compact = malloc(n * es);
+            assert_true(y_compact);
+            run_flat(&compact, c, in, n, y_compact);
+            test_assert_bits_equal(y_on, y_compact, n, es, c->name);
+            bicl_variant var = {4, 1, 0}; /* a vector kernel, unaligned views */
+            assert_int_equal(bicl_context_set_variant(compact.ctx, &var), BICL_SUCCESS);
+            check_case(&compact, c, in, n, 3, "compact table path, variant 4/1/0");
+            assert_int_equal(bicl_context_set_variant(compact.ctx, NULL), BICL_SUCCESS);
+            free(y_compact);
+        }
         size_t k = 0;
         for (int v = 0; v < 3; ++v)
             for (int p = 0; p < 2; ++p, ++k) {
@@ -1039,6 +1054,12 @@ static void act_tables_equal_compute_on_every_input(void **state)
     assert_int_equal(n_table, 54 + 48);
     assert_int_equal(n_compute, n_table / 2);
     assert_int_equal(pairs_seen, 0x3fu); /* every 16-bit input with every output */
+    assert_int_equal(n_compact, 9 * 2 * 2); /* the unary ops' 16-bit outputs */
+    size_t compact_tables = 0;
+    unsigned long compact_launches = 0;
+    table_counts(&compact, &compact_tables, &compact_launches);
+    assert_int_equal(compact_launches, 2 * n_compact); /* the table path was taken */
+    bicl_context_free(compact.ctx);
     bicl_context_free(on.ctx);
     bicl_context_free(off.ctx);
 }
