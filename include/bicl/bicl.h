@@ -176,9 +176,13 @@ typedef enum bicl_option {
      * activations without a parameter (silu, sigmoid, tanh, gelu, gelu_tanh,
      * gelu_quick of bicl_unary; swiglu, geglu, geglu_tanh of bicl_glu) with an f16 or
      * bf16 input (gate) read their result from a table of all 65536 inputs instead of
-     * computing it, which makes them memory-bound. "off": always compute. NULL or "":
-     * the environment variable BICL_ACT_TABLES ("off" turns them off; any other
-     * value, or none, means "auto").
+     * computing it, which makes them memory-bound; the table's form is the profile's.
+     * "full": every table holds all 65536 results. "compact": a table of 16-bit results
+     * of bicl_unary holds a directory of 512 blocks of 128 inputs and only the blocks that
+     * follow no rule (a constant result, or the input's bits plus a constant): a few KiB
+     * for bf16 instead of 128, one more dependent load per element. "off": always
+     * compute. NULL or "": the environment variable BICL_ACT_TABLES (the same words; any
+     * other value, or none, means "auto").
      * Never changes bits: the tables are computed on the host from the same math source
      * (bicl_ref_unary, bicl_ref_glu). A table is built on the first op that needs it
      * (a few ms of host time, then 128 or 256 KiB of device memory for the life of the
