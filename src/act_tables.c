@@ -89,7 +89,7 @@ static bicl_status table_compact(const uint16_t *full, unsigned char **out, size
         return bicl_fail(BICL_ERR_OUT_OF_HOST_MEMORY, "compact activation table");
     uint32_t n_list = 0;
     for (uint32_t b = 0; b < BICL_TABLE_BLOCKS; ++b) {
-        const uint16_t *o = full + b * block;
+        const uint16_t *o = full + (size_t)b * block;
         uint16_t delta = (uint16_t)(o[0] - b * block);
         bool same = true, shifted = true;
         for (uint32_t i = 1; i < block; ++i) {
