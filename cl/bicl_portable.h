@@ -20,7 +20,7 @@
 #define BICL_FN     static inline
 /* A function whose caller PoCL must vectorise: its work-item loop stays scalar around a
  * call, and LLVM's inliner left the fix-up form's fast dispatcher of swiglu bf16 a call
- * (0.8 GB/s against 3.8-5.1 inlined, docs/performance.md). Forced only in the programs of
+ * (0.8 GB/s against 5.1-5.5 inlined, docs/performance.md). Forced only in the programs of
  * the fix-up form (the host's BICL_FIX_REDO_CALL, cl/bicl_kernel.h); speed only. */
 #if defined(BICL_FIX_REDO_CALL)
 #define BICL_FN_INLINED BICL_FN __attribute__((always_inline))

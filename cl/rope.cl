@@ -544,7 +544,7 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         /* the host launches exactly half_r work-items per row: no test i < half_r, whose  \
          * masked stores cost PoCL two thirds of its speed */                                      \
         ulong oa = roff + (go ? 2u * i : i), ob = roff + (go ? 2u * i + 1u : half_r + i);          \
-        BICL_ST_##TO s0, s1; /* the pair's stored outputs */                                      \
+        BICL_ST_##TO s0, s1; /* out here: the pass-through loop may store s0 again */           \
         {                                                                                          \
             global const float *tf = (global const float *)table;                                  \
             /* M-RoPE: the pair's entry in the token's other two rows too, then the one of its  \
@@ -555,11 +555,11 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
             if (mode != ROPE_M_NONE) {                                                             \
                 ulong e1 = ROPE_ROWS_ENTRY(ok, p1, half_r, i);                                     \
                 ulong e2 = ROPE_ROWS_ENTRY(ok, p2, half_r, i);                                     \
-                float c1 = tf[e1], s1 = tf[e1 + 1u], c2 = tf[e2], s2 = tf[e2 + 1u];                \
+                float c1 = tf[e1], sn1 = tf[e1 + 1u], c2 = tf[e2], sn2 = tf[e2 + 1u];              \
                 int r = bicl_mrope_row((int)i, (int)ms0, (int)ms1, (int)ms2,                       \
                                        mode == ROPE_M_INTERLEAVED);                                \
                 c = ROPE_OF_ROW(r, c, c1, c2);                                                     \
-                sn = ROPE_OF_ROW(r, sn, s1, s2);                                                   \
+                sn = ROPE_OF_ROW(r, sn, sn1, sn2);                                                 \
             }                                                                                      \
             ulong ea = roff + (gi ? 2u * i : i), eb = roff + (gi ? 2u * i + 1u : half_r + i);      \
             /* GPT-J pairs of 16-bit elements as one 32-bit word (ROPE_PAIRED: the host saw    \
@@ -585,8 +585,8 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
             }                                                                                      \
         }                                                                                          \
         /* pass-through elements i, i + half_r, ...: a constant count in a specialised kernel, \
-         * a test per element only when half_r does not divide the count. Where q and k heads \
-         * have different pass-through parts (MLA out of place: 128 and 0), the test depends \
+         * a test per element only when half_r does not divide the count. Where the layout's \
+         * q and k pass-through parts differ (MLA out of place: 128 and 0), the test depends \
          * on the head's kind, and PoCL kept that loop scalar (its counter per work-item in     \
          * memory); there every row makes the same stores, the loop unrolled: where its head  \
          * has fewer, the work-item stores its rotated oa again (MLA 0.19 -> 0.35 of copy on   \
@@ -596,7 +596,7 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         const uint pass_k = (hk == 0u || (flags & ROPE_K_IN_PLACE)) ? 0u : lay.s3;                 \
         const uint copies = (max(pass_q, pass_k) + half_r - 1u) / half_r;                          \
         if (!(flags & (isq ? ROPE_Q_IN_PLACE : ROPE_K_IN_PLACE))) {                                \
-            if (pass_q == pass_k) {                                                                \
+            if (lay.s1 == lay.s3) {                                                                \
                 for (uint k = 0; k < copies; ++k) {                                                \
                     uint j = i + k * half_r;                                                       \
                     if (pass % half_r == 0u ? k < pass / half_r : j < pass) {                      \

@@ -24,6 +24,7 @@
 struct bicl_act_table {
     bicl_table_key key;
     cl_mem mem;
+    size_t bytes; /* the buffer's size (tests: the compact form is smaller) */
     bicl_act_table *next;
 };
 
@@ -76,11 +77,14 @@ static bicl_status table_values(const bicl_table_key *k, void *out)
     return st;
 }
 
-/* The compact form (cl/bicl_table_compact.h) of the 16-bit table `full`: *bytes bytes at
- * *out (the directory's words, then the listed blocks' entries); every one of the 65536
- * results read back through the kernels' own functions and compared with full (a mismatch
- * would be a bug here: BICL_ERR_UNSUPPORTED, never a table with other bits). */
-static bicl_status table_compact(const uint16_t *full, unsigned char **out, size_t *bytes)
+/* The compact form (cl/bicl_table_compact.h) of table `what`, whose 16-bit entries are
+ * `full`: *bytes bytes at *out (the directory's words, then the listed blocks' entries).
+ * Every one of the 65536 results is decoded with the kernels' functions
+ * (bicl_table_compact_index and _value; the list's two entries a word are read as the full
+ * table's are) and compared with full: a mismatch would be a bug here, and refuses the op
+ * (BICL_ERR_UNSUPPORTED) rather than give other bits. */
+static bicl_status table_compact(const char *what, const uint16_t *full, unsigned char **out,
+                                 size_t *bytes)
 {
     const uint32_t block = 1u << BICL_TABLE_BLOCK_BITS;
     uint32_t dir[BICL_TABLE_BLOCKS];
@@ -115,8 +119,8 @@ static bicl_status table_compact(const uint16_t *full, unsigned char **out, size
         uint32_t d = dir[a >> BICL_TABLE_BLOCK_BITS];
         uint16_t v = bicl_table_compact_value(d, a, list[bicl_table_compact_index(d, a)]);
         if (v != full[a])
-            st = bicl_fail(BICL_ERR_UNSUPPORTED,
-                           "compact activation table: entry %u differs (a bug)", (unsigned)a);
+            st = bicl_fail(BICL_ERR_UNSUPPORTED, "compact lookup table of %s: entry %u differs",
+                           what, (unsigned)a);
     }
     if (st == BICL_SUCCESS) {
         memcpy(*out, dir, sizeof dir);
@@ -163,7 +167,7 @@ static bicl_status table_get(bicl_context *ctx, const bicl_table_key *k, cl_mem 
     bicl_status st = table_values(k, values);
     if (st == BICL_SUCCESS && k->compact) {
         unsigned char *packed = NULL;
-        st = table_compact(values, &packed, &bytes);
+        st = table_compact(what, values, &packed, &bytes);
         free(values);
         values = packed;
     }
@@ -189,6 +193,7 @@ static bicl_status table_get(bicl_context *ctx, const bicl_table_key *k, cl_mem 
     if (!*out) {
         t->key = *k;
         t->mem = mem;
+        t->bytes = bytes;
         t->next = ctx->tables;
         ctx->tables = t;
         ctx->tables_free = bicl_tables_free;
@@ -215,13 +220,16 @@ void bicl_tables_free(bicl_context *ctx)
     ctx->tables = NULL;
 }
 
-void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launches)
+void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launches, size_t *bytes)
 {
     pthread_mutex_lock(&ctx->lock);
-    size_t n = 0;
-    for (const bicl_act_table *t = ctx->tables; t; t = t->next)
+    size_t n = 0, b = 0;
+    for (const bicl_act_table *t = ctx->tables; t; t = t->next) {
         ++n;
+        b += t->bytes;
+    }
     *tables = n;
+    *bytes = b;
     *launches = atomic_load_explicit(&ctx->table_launches, memory_order_relaxed);
     pthread_mutex_unlock(&ctx->lock);
 }

@@ -21,8 +21,9 @@ void bicl_options_defaults(bicl_options *o);
 #define BICL_ACT_TABLES_OFF     0
 #define BICL_ACT_TABLES_AUTO    1 /* on, in the profile's form */
 #define BICL_ACT_TABLES_FULL    2 /* on, every table in full */
-#define BICL_ACT_TABLES_COMPACT 3 /* on, 16-bit tables compact where they can be (act_tables.c) */
-/* "auto", "off" -> AUTO, OFF; NULL or "" -> UNSET; anything else -> -2. */
+#define BICL_ACT_TABLES_COMPACT 3 /* on, 16-bit unary tables compact (act_tables.c) */
+/* "auto", "off", "full", "compact" -> AUTO, OFF, FULL, COMPACT; NULL or "" -> UNSET; anything
+ * else -> -2. */
 int bicl_act_tables_parse(const char *value);
 #define BICL_ROPE_FORM_UNSET (-2) /* not set: $BICL_ROPE_FORM, else the profile's */
 #define BICL_ROPE_FORM_AUTO  (-1) /* the profile's */

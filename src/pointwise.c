@@ -96,7 +96,7 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     bicl_names *n;
     if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
-        /* the compact form where the context wants it and the entries are 16-bit */
+        /* compact only for 16-bit results: an f32 entry has no rule by bits of the input */
         bool compact = ctx->act_tables_compact && bicl_dtype_is16(y->dtype);
         bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype, compact};
         if (!bicl_names_of(BICL_FAMILY_UNARY,

@@ -764,7 +764,8 @@ static test_env env_with_tables(const test_env *env, const char *value)
 
 static void table_counts(const test_env *e, size_t *tables, unsigned long *launches)
 {
-    bicl_table_counts(e->ctx, tables, launches);
+    size_t bytes = 0;
+    bicl_table_counts(e->ctx, tables, launches, &bytes);
 }
 
 /* Runs case c on n contiguous elements on e's context; the output (one) comes back. */
@@ -971,6 +972,7 @@ static void act_tables_equal_compute_on_every_input(void **state)
     /* the compact form of the 16-bit unary tables (cl/bicl_table_compact.h) */
     test_env compact = env_with_tables(env, "compact");
     size_t n_compact = 0;
+    unsigned long compact_launches_want = 0;
     static const unsigned vws[] = {1, 4, 8};
     static const unsigned ipts[] = {1, 3};
     size_t n_table = 0, n_compute = 0;
@@ -1012,10 +1014,16 @@ static void act_tables_equal_compute_on_every_input(void **state)
             assert_true(y_compact);
             run_flat(&compact, c, in, n, y_compact);
             test_assert_bits_equal(y_on, y_compact, n, es, c->name);
-            bicl_variant var = {4, 1, 0}; /* a vector kernel, unaligned views */
-            assert_int_equal(bicl_context_set_variant(compact.ctx, &var), BICL_SUCCESS);
-            check_case(&compact, c, in, n, 3, "compact table path, variant 4/1/0");
+            /* the vector kernels (aligned views; at offset 3 the 1-wide one) and the strided */
+            static const bicl_variant cvars[] = {{4, 1, 0}, {8, 3, 64}};
+            for (int v = 0; v < 2; ++v) {
+                assert_int_equal(bicl_context_set_variant(compact.ctx, &cvars[v]), BICL_SUCCESS);
+                check_case(&compact, c, in, n, 8, "compact table path, a vector variant");
+                check_case(&compact, c, in, n, 3, "compact table path, offset 3");
+            }
             assert_int_equal(bicl_context_set_variant(compact.ctx, NULL), BICL_SUCCESS);
+            check_case_strided(&compact, c, in, n, "compact table path");
+            compact_launches_want += 6;
             free(y_compact);
         }
         size_t k = 0;
@@ -1053,12 +1061,17 @@ static void act_tables_equal_compute_on_every_input(void **state)
      * mul_and_silu) x 2 x 3 x rounding 2 ways */
     assert_int_equal(n_table, 54 + 48);
     assert_int_equal(n_compute, n_table / 2);
-    assert_int_equal(pairs_seen, 0x3fu); /* every 16-bit input with every output */
+    assert_int_equal(pairs_seen, 0x3fu);    /* every 16-bit input with every output */
     assert_int_equal(n_compact, 9 * 2 * 2); /* the unary ops' 16-bit outputs */
-    size_t compact_tables = 0;
+    size_t compact_tables = 0, compact_bytes = 0;
     unsigned long compact_launches = 0;
-    table_counts(&compact, &compact_tables, &compact_launches);
-    assert_int_equal(compact_launches, 2 * n_compact); /* the table path was taken */
+    bicl_table_counts(compact.ctx, &compact_tables, &compact_launches, &compact_bytes);
+    assert_int_equal(compact_tables, n_compact);
+    assert_int_equal(compact_launches, compact_launches_want); /* the table path was taken */
+    /* ... in the compact form: the 36 full tables hold 36 x 128 KiB; the compact ones 1.6 MiB
+     * on PoCL (most bf16 tables 5.5-10 KiB, f16 -> bf16 up to 111 KiB; docs/api.md) */
+    if (compact_bytes * 2 >= (size_t)n_compact * 131072)
+        fail_msg("compact tables: %zu bytes for %zu tables", compact_bytes, compact_tables);
     bicl_context_free(compact.ctx);
     bicl_context_free(on.ctx);
     bicl_context_free(off.ctx);

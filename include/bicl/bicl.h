@@ -179,8 +179,9 @@ typedef enum bicl_option {
      * computing it, which makes them memory-bound; the table's form is the profile's.
      * "full": every table holds all 65536 results. "compact": a table of 16-bit results
      * of bicl_unary holds a directory of 512 blocks of 128 inputs and only the blocks that
-     * follow no rule (a constant result, or the input's bits plus a constant): a few KiB
-     * for bf16 instead of 128, one more dependent load per element. "off": always
+     * follow no rule (a constant result, or the input's bits plus a constant): 5.5-10 KiB
+     * instead of 128 for most bf16 tables (docs/api.md), one more dependent load per
+     * element. "off": always
      * compute. NULL or "": the environment variable BICL_ACT_TABLES (the same words; any
      * other value, or none, means "auto").
      * Never changes bits: the tables are computed on the host from the same math source
