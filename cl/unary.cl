@@ -74,9 +74,9 @@
 #define UNARY_TABLE(TI, TO)                                                                        \
     BICL_ALL_1_1(unary_table_##TI##_##TO, TI, TO, UNARY_TABLE_ELEM, _, UNARY_TABLE_XP,             \
                  UNARY_TABLE_XA)
-/* The compact form of a 16-bit output's table (BICL_OPTION_ACT_TABLES "compact", or the
- * profile's choice: src/act_tables.c builds it, cl/bicl_table_compact.h): "UNARY_TABLE_COMPACT(ti,
- * to)", to f16 or bf16. */
+/* The compact form of a 16-bit output's table (BICL_OPTION_ACT_TABLES "compact":
+ * src/act_tables.c builds it, cl/bicl_table_compact.h): "UNARY_TABLE_COMPACT(ti, to)", to
+ * f16 or bf16. */
 #define UNARY_TABLE_COMPACT_ELEM(E, TI, TO, a, tab) bicl_table16_compact_at(tab, a)
 #define UNARY_TABLE_COMPACT(TI, TO)                                                                \
     BICL_ALL_1_1(unary_table_compact_##TI##_##TO, TI, TO, UNARY_TABLE_COMPACT_ELEM, _,             \

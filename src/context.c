@@ -125,16 +125,16 @@ static void resolve_cache_dir(bicl_context *ctx)
 }
 
 /* Tables and their form change speed, never bits: they are not part of the fingerprint.
- * An unknown value of $BICL_ACT_TABLES is ignored (auto), like an unset one; auto takes the
- * profile's form. */
+ * An unknown value of $BICL_ACT_TABLES is ignored (auto), like an unset one. Auto is the
+ * full form on every device: the compact one is only asked for (measured slower on PoCL,
+ * not yet on a GPU; docs/performance.md). */
 static void resolve_act_tables(bicl_context *ctx)
 {
     int v = ctx->opts.act_tables;
     if (v == BICL_ACT_TABLES_UNSET)
         v = bicl_act_tables_parse(getenv("BICL_ACT_TABLES"));
     ctx->act_tables = v != BICL_ACT_TABLES_OFF;
-    ctx->act_tables_compact = v == BICL_ACT_TABLES_COMPACT ||
-                              (v != BICL_ACT_TABLES_FULL && ctx->profile->act_tables_compact);
+    ctx->act_tables_compact = v == BICL_ACT_TABLES_COMPACT;
 }
 
 /* RoPE's form changes speed, never bits (not in the fingerprint either). An unknown value

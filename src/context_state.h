@@ -53,7 +53,7 @@ struct bicl_context {
     size_t kernels_live;     /* kernel objects in existence: pooled or checked out */
     bool act_tables;         /* BICL_OPTION_ACT_TABLES resolved: true = auto */
     bool act_tables_compact; /* 16-bit unary tables in the compact form (the option's
-                              * "compact", or the profile's choice under "auto") */
+                              * "compact") */
     bicl_act_table *tables;  /* activation lookup tables built so far (act_tables.c) */
     /* Frees `tables`: set by act_tables.c with the first table, so that the context
      * (a lower layer) frees them without calling up into it. */

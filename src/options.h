@@ -19,7 +19,7 @@ struct bicl_options {
 void bicl_options_defaults(bicl_options *o);
 #define BICL_ACT_TABLES_UNSET   (-1) /* not set: $BICL_ACT_TABLES, else auto */
 #define BICL_ACT_TABLES_OFF     0
-#define BICL_ACT_TABLES_AUTO    1 /* on, in the profile's form */
+#define BICL_ACT_TABLES_AUTO    1 /* on, in full */
 #define BICL_ACT_TABLES_FULL    2 /* on, every table in full */
 #define BICL_ACT_TABLES_COMPACT 3 /* on, 16-bit unary tables compact (act_tables.c) */
 /* "auto", "off", "full", "compact" -> AUTO, OFF, FULL, COMPACT; NULL or "" -> UNSET; anything

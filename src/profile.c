@@ -6,19 +6,17 @@
 #include <string.h>
 
 /* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32, VACT32L,
- * VGLU32L, ROPE_FORM, F16_DEVICE, ACT_FIXUP, LANE_LOOP, FIXED_GROUPS, ACT_TABLES_COMPACT): a
- * variant (vw, ipt, wg) per class, the RoPE form (0 units, 1 rows), the f16 conversions (0 integer
- * bit work, 1 the device's), the computed activations' one-element form (0 plain, 1 fix-up), the
- * vector kernels' lane loop (a bicl_lane_loop: 0 as the compiler chooses, 1 unrolled, 2 kept a
- * loop), the 1-d launches' work-groups (0 fitted to the launch, 1 fixed) and the 16-bit
- * unary activation tables' form (0 full, 1 compact) */
+ * VGLU32L, ROPE_FORM, F16_DEVICE, ACT_FIXUP, LANE_LOOP, FIXED_GROUPS): a variant (vw, ipt, wg) per
+ * class, the RoPE form (0 units, 1 rows), the f16 conversions (0 integer bit work, 1 the
+ * device's), the computed activations' one-element form (0 plain, 1 fix-up), the vector
+ * kernels' lane loop (a bicl_lane_loop: 0 as the compiler chooses, 1 unrolled, 2 kept a
+ * loop) and the 1-d launches' work-groups (0 fitted to the launch, 1 fixed) */
 #define BICL_PROFILE_V(vw, ipt, wg)                                                                \
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
 #define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32, vact32l,       \
-                     vglu32l, rope_form, f16_device, act_fixup, lane_loop, fixed_groups,           \
-                     act_tables_compact)                                                           \
+                     vglu32l, rope_form, f16_device, act_fixup, lane_loop, fixed_groups)           \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
       BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32,  \
@@ -27,8 +25,7 @@
      f16_device,                                                                                   \
      act_fixup,                                                                                    \
      lane_loop,                                                                                    \
-     fixed_groups,                                                                                 \
-     act_tables_compact},
+     fixed_groups},
 static const bicl_profile profiles[] = {
 #include "../platforms/pocl/profile.h"
 #include "../platforms/nvidia/profile.h"
@@ -52,7 +49,6 @@ static const bicl_profile profiles[] = {
      0,
      0,
      BICL_LANE_LOOP_ROLLED,
-     0,
      0},
 };
 #undef BICL_PROFILE

@@ -78,20 +78,18 @@ typedef enum bicl_lane_loop {
 typedef struct bicl_profile {
     const char *name;
     bicl_variant variants[BICL_VCLASS_COUNT];
-    int rope_form;    /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
-    int f16_device;   /* f16 conversions: 0 integer bit work, 1 the device's half conversions
-                       * (cl/bicl_convert.h: the same bits, with bicl's NaN rule) */
-    int act_fixup;    /* a computed activation with a fast form, one element per work-item:
-                       * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
-                       * cl/bicl_kernel.h: the same bits) */
-    int lane_loop;    /* the vector kernels' loop over lanes (cl/bicl_kernel.h, BICL_FOR_LANES:
-                       * the same bits in every form): a bicl_lane_loop */
+    int rope_form;  /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
+    int f16_device; /* f16 conversions: 0 integer bit work, 1 the device's half conversions
+                     * (cl/bicl_convert.h: the same bits, with bicl's NaN rule) */
+    int act_fixup;  /* a computed activation with a fast form, one element per work-item:
+                     * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
+                     * cl/bicl_kernel.h: the same bits) */
+    int lane_loop;  /* the vector kernels' loop over lanes (cl/bicl_kernel.h, BICL_FOR_LANES:
+                     * the same bits in every form): a bicl_lane_loop */
     int fixed_groups; /* a 1-d launch's work-group (src/launch.c): 0 fitted to the launch
                        * (halved for a short one; a size that is a multiple of 64 left to the
                        * implementation where the variant leaves it open), 1 one of two fixed
                        * sizes, never halved (PoCL builds a kernel again per local size) */
-    int act_tables_compact; /* the activation tables of a 16-bit unary result: 0 in full, 1
-                             * compact (cl/bicl_table_compact.h: the same bits) */
 } bicl_profile;
 
 /* The work-group bicl gives a launch whose variant leaves it open: every 2-d launch, a 1-d

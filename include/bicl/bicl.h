@@ -176,8 +176,8 @@ typedef enum bicl_option {
      * activations without a parameter (silu, sigmoid, tanh, gelu, gelu_tanh,
      * gelu_quick of bicl_unary; swiglu, geglu, geglu_tanh of bicl_glu) with an f16 or
      * bf16 input (gate) read their result from a table of all 65536 inputs instead of
-     * computing it, which makes them memory-bound; the table's form is the profile's.
-     * "full": every table holds all 65536 results. "compact": a table of 16-bit results
+     * computing it, which makes them memory-bound; every table holds all 65536 results.
+     * "full": the same, whatever a later default. "compact": a table of 16-bit results
      * of bicl_unary holds a directory of 512 blocks of 128 inputs and only the blocks that
      * follow no rule (a constant result, or the input's bits plus a constant): 5.5-10 KiB
      * instead of 128 for most bf16 tables (docs/api.md), one more dependent load per

@@ -3,4 +3,4 @@
  * and GLU32L after ROPE32) keep class 32's choice; the lane loop unrolled as on NVIDIA (the
  * next-to-last field). Work-groups fitted to each launch (the last field, 0). */
 BICL_PROFILE("amd", (4, 4, 256), (4, 4, 256), (4, 4, 256), (8, 4, 256), (8, 4, 256), (8, 4, 256),
-             (4, 4, 256), (4, 4, 256), (4, 4, 256), (4, 4, 256), 0, 0, 0, 1, 0, 0)
+             (4, 4, 256), (4, 4, 256), (4, 4, 256), (4, 4, 256), 0, 0, 0, 1, 0)

@@ -40,4 +40,4 @@
  * 2,099 kernel names (up to 20 per kernel) with groups fitted to each launch
  * (docs/performance.md, 2026-12-06). */
 BICL_PROFILE("pocl", (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
-             (4, 4, 0), (1, 1, 0), (1, 1, 0), 1, 0, 1, 0, 1, 0)
+             (4, 4, 0), (1, 1, 0), (1, 1, 0), 1, 0, 1, 0, 1)
