@@ -91,7 +91,8 @@ int main()
         CK(cudaMemcpy(q2, hq.data(), qn * 2, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(k2, hk.data(), kn * 2, cudaMemcpyHostToDevice));
         launch(kk, 128);
-        k_bicl<<<(unsigned)((size_t)T * 8 / 128), 128>>>(q2, k2, (const cuda_float2 *)table, pos, 1);
+        k_bicl<<<(unsigned)((size_t)T * 8 / 128), 128>>>(q2, k2, (const cuda_float2 *)table, pos,
+                                                          1);
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(a.data(), q, qn * 2, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(b.data(), q2, qn * 2, cudaMemcpyDeviceToHost));
@@ -110,9 +111,11 @@ int main()
     printf("copy 16 B/thread: %.1f GB/s\n", copy_gbs);
     for (int wg : {128, 256}) {
         double ta = time_ms([&] {
-            k_bicl<<<(unsigned)((size_t)T * 8 / wg), wg>>>(q2, k2, (const cuda_float2 *)table, pos, 1);
+            k_bicl<<<(unsigned)((size_t)T * 8 / wg), wg>>>(q2, k2, (const cuda_float2 *)table,
+                                                           pos, 1);
         });
-        printf("wg %d: kernel A %.1f GB/s (%.2f)", wg, moved / ta * 1e-6, moved / ta * 1e-6 / copy_gbs);
+        printf("wg %d: kernel A %.1f GB/s (%.2f)", wg, moved / ta * 1e-6,
+               moved / ta * 1e-6 / copy_gbs);
         for (auto &kk : ks) {
             double t = time_ms([&] { launch(kk, wg); });
             printf("; %s %.1f (%.2f)", kk.name, moved / t * 1e-6, moved / t * 1e-6 / copy_gbs);

@@ -43,9 +43,11 @@ __device__ __forceinline__ void rot8(uint16_t *head, int g, const float *cs)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             int l = 2 * w + h;
-            float x0 = ld_bf16((aw[w] >> (16 * h)) & 0xffffu), x1 = ld_bf16((bw[w] >> (16 * h)) & 0xffffu);
+            float x0 = ld_bf16((aw[w] >> (16 * h)) & 0xffffu);
+            float x1 = ld_bf16((bw[w] >> (16 * h)) & 0xffffu);
             float c = cs[2 * l], s = cs[2 * l + 1];
-            float p0 = __fmul_rn(x0, c), p1 = __fmul_rn(x1, s), p2 = __fmul_rn(x1, c), p3 = __fmul_rn(x0, s);
+            float p0 = __fmul_rn(x0, c), p1 = __fmul_rn(x1, s);
+            float p2 = __fmul_rn(x1, c), p3 = __fmul_rn(x0, s);
             lo0 |= st_bf16(__fsub_rn(p0, p1)) << (16 * h);
             lo1 |= st_bf16(__fadd_rn(p2, p3)) << (16 * h);
         }
@@ -178,7 +180,8 @@ int main()
     CK(cudaMemset(k, 0x3f, kn * 2));
     double moved = (double)(qn + kn) * 2 * 2 + (double)T * 4; // bytes, as bicl-bench counts
     size_t n16 = qn * 2 / 16;
-    double copy = time_ms([&] { k_copy<<<(n16 + 255) / 256, 256>>>((uint4 *)q, (uint4 *)scratch, n16); });
+    double copy =
+        time_ms([&] { k_copy<<<(n16 + 255) / 256, 256>>>((uint4 *)q, (uint4 *)scratch, n16); });
     double copy_gbs = (double)qn * 2 * 2 / copy * 1e-6;
     printf("copy 16 B/thread (q to scratch, %zu MiB)   %7.1f GB/s\n", qn * 2 >> 20, copy_gbs);
     double inpl = time_ms([&] { k_inplace<<<(n16 + 255) / 256, 256>>>((uint4 *)q, n16, 0u); });
@@ -192,7 +195,8 @@ int main()
         unsigned nbf = (unsigned)(((size_t)T * 320 + wg - 1) / wg);
         double b = time_ms([&] { k_flat<<<nbf, wg>>>(q, k, table, pos); });
         double gb[4] = {moved / a * 1e-6, moved / a0 * 1e-6, moved / c * 1e-6, moved / b * 1e-6};
-        printf("wg %d: A bicl's mapping %7.1f GB/s (%.2f of copy); A without the table %7.1f (%.2f);"
+        printf("wg %d: A bicl's mapping %7.1f GB/s (%.2f of copy);"
+               " A without the table %7.1f (%.2f);"
                " C moving bits only %7.1f (%.2f); B one head per thread %7.1f (%.2f)\n",
                wg, gb[0], gb[0] / copy_gbs, gb[1], gb[1] / copy_gbs, gb[2], gb[2] / copy_gbs, gb[3],
                gb[3] / copy_gbs);
