@@ -9,6 +9,7 @@
 #include "ops.h"
 #include "status.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,6 @@
 struct bicl_act_table {
     bicl_table_key key;
     cl_mem mem;
-    size_t bytes; /* the buffer's size (tests: the compact form is smaller) */
     bicl_act_table *next;
 };
 
@@ -193,7 +193,6 @@ static bicl_status table_get(bicl_context *ctx, const bicl_table_key *k, cl_mem 
     if (!*out) {
         t->key = *k;
         t->mem = mem;
-        t->bytes = bytes;
         t->next = ctx->tables;
         ctx->tables = t;
         ctx->tables_free = bicl_tables_free;
@@ -225,8 +224,12 @@ void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launche
     pthread_mutex_lock(&ctx->lock);
     size_t n = 0, b = 0;
     for (const bicl_act_table *t = ctx->tables; t; t = t->next) {
+        size_t size = 0; /* the buffer knows its size: no copy of it kept for tests */
         ++n;
-        b += t->bytes;
+        if (clGetMemObjectInfo(t->mem, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS)
+            b = SIZE_MAX;
+        else if (b != SIZE_MAX)
+            b += size;
     }
     *tables = n;
     *bytes = b;

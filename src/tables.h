@@ -33,8 +33,9 @@ bicl_status bicl_table_launch(bicl_context *ctx, bicl_memo *memo, cl_command_que
                               cl_uint n_wait, const cl_event *wait, cl_event *done);
 /* Frees the context's tables (bicl_context_free). */
 void bicl_tables_free(bicl_context *ctx);
-/* Tables built so far, ops that ran a table kernel and the tables' bytes (tests: the table
- * path is taken exactly when it should be, in the form it should be). */
+/* Tables built so far, ops that ran a table kernel and the tables' bytes, SIZE_MAX where a
+ * buffer's size could not be read (tests: the table path is taken exactly when it should
+ * be, in the form it should be). */
 void bicl_table_counts(bicl_context *ctx, size_t *tables, unsigned long *launches, size_t *bytes);
 
 #endif

@@ -180,15 +180,13 @@ typedef enum bicl_option {
      * "full": the same, whatever a later default. "compact": a table of 16-bit results
      * of bicl_unary holds a directory of 512 blocks of 128 inputs and only the blocks that
      * follow no rule (a constant result, or the input's bits plus a constant): 5.5-10 KiB
-     * instead of 128 for most bf16 tables (docs/api.md), one more dependent load per
-     * element. "off": always
-     * compute. NULL or "": the environment variable BICL_ACT_TABLES (the same words; any
-     * other value, or none, means "auto").
-     * Never changes bits: the tables are computed on the host from the same math source
-     * (bicl_ref_unary, bicl_ref_glu). A table is built on the first op that needs it
-     * (a few ms of host time, then 128 or 256 KiB of device memory for the life of the
-     * context), so that first op's latency includes it; a failure to allocate it is
-     * that op's status (BICL_ERR_OUT_OF_DEVICE_MEMORY, BICL_ERR_OUT_OF_HOST_MEMORY).
+     * instead of 128 for bf16 -> bf16 tables but mish's (sizes in docs/api.md), one more dependent
+     * load per element. "off": always compute. NULL or "": the environment variable BICL_ACT_TABLES
+     * (the same words; any other value, or none, means "auto"). Never changes bits: the tables are
+     * computed on the host from the same math source (bicl_ref_unary, bicl_ref_glu). A table is
+     * built on the first op that needs it (a few ms of host time, then 128 or 256 KiB of device
+     * memory for the life of the context), so that first op's latency includes it; a failure to
+     * allocate it is that op's status (BICL_ERR_OUT_OF_DEVICE_MEMORY, BICL_ERR_OUT_OF_HOST_MEMORY).
      * Any other value: BICL_ERR_INVALID_PARAMETER. */
     BICL_OPTION_ACT_TABLES = 5,
     /* int: 1 (default) builds bicl_rope_apply's kernel once per layout (the style,
