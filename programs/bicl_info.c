@@ -153,9 +153,10 @@ int main(int argc, char **argv)
                BICL_LARGE_WORK_GROUP, BICL_LARGE_GROUPS_PER_UNIT);
     else
         printf("fitted to each launch\n");
-    printf("activation tables: %s\n", !ctx->act_tables          ? "off"
-                                      : ctx->act_tables_compact ? "16-bit unary tables compact"
-                                                                : "full");
+    printf("activation tables: %s\n", ctx->act_tables == BICL_ACT_TABLES_OFF ? "off"
+                                      : ctx->act_tables == BICL_ACT_TABLES_COMPACT
+                                          ? "16-bit unary tables compact"
+                                          : "full");
     printf("disk cache: %s\n", ctx->cache_dir[0] ? ctx->cache_dir : "off");
     bicl_context_free(ctx);
     return 0;

@@ -133,8 +133,8 @@ static void resolve_act_tables(bicl_context *ctx)
     int v = ctx->opts.act_tables;
     if (v == BICL_ACT_TABLES_UNSET)
         v = bicl_act_tables_parse(getenv("BICL_ACT_TABLES"));
-    ctx->act_tables = v != BICL_ACT_TABLES_OFF;
-    ctx->act_tables_compact = v == BICL_ACT_TABLES_COMPACT;
+    ctx->act_tables =
+        v == BICL_ACT_TABLES_OFF || v == BICL_ACT_TABLES_COMPACT ? v : BICL_ACT_TABLES_FULL;
 }
 
 /* RoPE's form changes speed, never bits (not in the fingerprint either). An unknown value

@@ -50,11 +50,10 @@ struct bicl_context {
     struct bicl_program_entry *programs;      /* built programs: (family, instance) -> cl_program */
     bicl_kernel_pool *pools[BICL_POOL_BUCKETS]; /* chains by name hash (program.c) */
     bicl_cache_stats stats;
-    size_t kernels_live;     /* kernel objects in existence: pooled or checked out */
-    bool act_tables;         /* BICL_OPTION_ACT_TABLES resolved: true = auto */
-    bool act_tables_compact; /* 16-bit unary tables in the compact form (the option's
-                              * "compact") */
-    bicl_act_table *tables;  /* activation lookup tables built so far (act_tables.c) */
+    size_t kernels_live;    /* kernel objects in existence: pooled or checked out */
+    int act_tables;         /* BICL_OPTION_ACT_TABLES resolved: BICL_ACT_TABLES_OFF, _FULL or
+                             * _COMPACT (16-bit unary tables compact), never _AUTO */
+    bicl_act_table *tables; /* activation lookup tables built so far (act_tables.c) */
     /* Frees `tables`: set by act_tables.c with the first table, so that the context
      * (a lower layer) frees them without calling up into it. */
     void (*tables_free)(struct bicl_context *ctx);

@@ -95,9 +95,9 @@ bicl_status bicl_unary(bicl_context *ctx, cl_command_queue queue, bicl_unary_op 
         return bicl_launch_cast(ctx, memo, queue, ops, n_wait, wait, done);
     const char *ti = bicl_dtype_tag(x->dtype), *to = bicl_dtype_tag(y->dtype);
     bicl_names *n;
-    if (ctx->act_tables && bicl_dtype_is16(x->dtype) && info->table) {
+    if (ctx->act_tables != BICL_ACT_TABLES_OFF && bicl_dtype_is16(x->dtype) && info->table) {
         /* compact only for 16-bit results: an f32 entry has no rule by bits of the input */
-        bool compact = ctx->act_tables_compact && bicl_dtype_is16(y->dtype);
+        bool compact = ctx->act_tables == BICL_ACT_TABLES_COMPACT && bicl_dtype_is16(y->dtype);
         bicl_table_key k = {BICL_TABLE_UNARY, (int)op, x->dtype, y->dtype, compact};
         if (!bicl_names_of(BICL_FAMILY_UNARY,
                            BICL_NAMES_KEY(op, compact ? 4 : 1, x->dtype, y->dtype, 0), &n)) {
@@ -172,7 +172,7 @@ static bicl_status glu_run(bicl_context *ctx, bicl_memo *memo, cl_command_queue 
     bicl_names *n;
     bool up_first = info->order == BICL_GLU_ORDER_UP;
     /* a table holds act(gate) rounded, which the single-rounding mode must not use */
-    if (ctx->act_tables && bicl_dtype_is16(gate->dtype) && info->table &&
+    if (ctx->act_tables != BICL_ACT_TABLES_OFF && bicl_dtype_is16(gate->dtype) && info->table &&
         rounding != BICL_GLU_ROUND_ONCE) {
         bool round = round_act != 0;
         bicl_table_key k = {BICL_TABLE_GLU, (int)act, gate->dtype, round ? gate->dtype : BICL_F32,
