@@ -674,11 +674,6 @@ typedef double (*ref_d_fn)(float x, const params *p);
 typedef void (*ref_m_fn)(mpfr_t r, float x, const params *p);
 typedef void (*param_gen)(uint64_t *rng, params *p);
 
-static float o_exp(float x, const params *p)
-{
-    (void)p;
-    return bicl_expf(x);
-}
 /* The correctly rounded functions computed by three paths (cl/bicl_math_f32.h,
  * BICL_M_CR): one row each. The op NAME checks the default path (the double one on
  * the host); NAME_pair and NAME_int, generated from the row, check the float-pair
@@ -705,6 +700,24 @@ static float o_exp(float x, const params *p)
             0.3f, 0, 0                                                                             \
         }                                                                                          \
     }
+#define P_CAP50                                                                                    \
+    {                                                                                              \
+        {                                                                                          \
+            50.0f, 0, 0                                                                            \
+        }                                                                                          \
+    }
+#define P_UP17                                                                                     \
+    {                                                                                              \
+        {                                                                                          \
+            1.7f, 0, 0                                                                             \
+        }                                                                                          \
+    }
+#define P_UPM                                                                                      \
+    {                                                                                              \
+        {                                                                                          \
+            -3.1e-3f, 0, 0                                                                         \
+        }                                                                                          \
+    }
 #define P_OSS                                                                                      \
     {                                                                                              \
         {                                                                                          \
@@ -729,13 +742,20 @@ static float o_exp(float x, const params *p)
       m_softcap, s_softcap, P_CAP30, gen_softcap, 300.0f, "softcap")                               \
     X(swiglu1, bicl_swiglu1, (x, p->p[0]), "silu(g) up rounded once, exhaustive: up=0.3",          \
       r_swiglu1, m_swiglu1, s_glu1, P_UP03, gen_up, 250.0f, NULL)                                  \
-    X(geglu_tanh1, bicl_geglu_tanh1, (x, p->p[0]), "gelu_tanh(g) up rounded once, up=0.3",         \
-      r_geglu_tanh1, m_geglu_tanh1, s_glu1, P_UP03, gen_up, 20.0f, NULL)                           \
+    X(geglu_tanh1, bicl_geglu_tanh1, (x, p->p[0]),                                                 \
+      "gelu_tanh(g) up rounded once, exhaustive: up=0.3", r_geglu_tanh1, m_geglu_tanh1, s_glu1,    \
+      P_UP03, gen_up, 20.0f, NULL)                                                                 \
     X(swiglu_oss, bicl_swiglu_oss, (x, p->p[0], p->p[1], p->p[2]),                                 \
       "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3", r_swiglu, m_swiglu,      \
       s_swiglu, P_OSS, gen_swiglu, 80.0f, "swiglu_oai")
 
 #define CR_PATH_FNS(NAME, FN, ARGS, ...)                                                           \
+    static float o_##NAME(float x, const params *p)                                                \
+    {                                                                                              \
+        (void)x;                                                                                   \
+        (void)p;                                                                                   \
+        return FN ARGS;                                                                            \
+    }                                                                                              \
     static float o_##NAME##_pair(float x, const params *p)                                         \
     {                                                                                              \
         (void)x;                                                                                   \
@@ -750,26 +770,6 @@ static float o_exp(float x, const params *p)
     }
 CR_PATHS(CR_PATH_FNS)
 
-static float o_expm1(float x, const params *p)
-{
-    (void)p;
-    return bicl_expm1f(x);
-}
-static float o_tanh(float x, const params *p)
-{
-    (void)p;
-    return bicl_tanhf(x);
-}
-static float o_erf(float x, const params *p)
-{
-    (void)p;
-    return bicl_erff(x);
-}
-static float o_sigmoid(float x, const params *p)
-{
-    (void)p;
-    return bicl_sigmoidf(x);
-}
 static float o_relu(float x, const params *p)
 {
     (void)p;
@@ -779,42 +779,6 @@ static float o_relu2(float x, const params *p)
 {
     (void)p;
     return bicl_relu2(x);
-}
-static float o_silu(float x, const params *p)
-{
-    (void)p;
-    return bicl_silu(x);
-}
-static float o_gelu_erf(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_erf(x);
-}
-static float o_gelu_tanh(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_tanh(x);
-}
-static float o_gelu_quick(float x, const params *p)
-{
-    (void)p;
-    return bicl_gelu_quick(x);
-}
-static float o_softcap(float x, const params *p)
-{
-    return bicl_softcap(x, p->p[0]);
-}
-static float o_swiglu(float x, const params *p)
-{
-    return bicl_swiglu_oss(x, p->p[0], p->p[1], p->p[2]);
-}
-static float o_swiglu1(float x, const params *p)
-{
-    return bicl_swiglu1(x, p->p[0]);
-}
-static float o_geglu_tanh1(float x, const params *p)
-{
-    return bicl_geglu_tanh1(x, p->p[0]);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -906,172 +870,27 @@ static double op_limit(const op_desc *op)
     exit(2);
 }
 
+/* A row of CR_PATHS at another fixed parameter: FN's function and oracles, named NAME. */
+#define CR_AT(NAME, FN, FORMULA, SPECIAL, FIXED, SPAN, ROW)                                        \
+    {                                                                                              \
+        NAME, FORMULA, 0.5, o_##FN, r_##FN, m_##FN, SPECIAL, FIXED, NULL, SPAN, ROW, 1             \
+    }
+#define CR_OPS(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW)              \
+    {#NAME, FORMULA, 0.5, o_##NAME, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW, 1},
 static const op_desc OPS[] = {
-    {"expf", "e^x", 0.5, o_exp, r_exp, m_exp, s_exp, {{0}}, NULL, 110.0f, NULL, 1},
-    {"expm1f", "e^x - 1", 0.5, o_expm1, r_expm1, m_expm1, s_expm1, {{0}}, NULL, 20.0f, NULL, 1},
-    {"tanhf", "tanh x", 0.0, o_tanh, r_tanh, m_tanh, s_tanh, {{0}}, NULL, 10.0f, "tanh", 1},
-    {"erff", "erf x", 0.5, o_erf, r_erf, m_erf, s_tanh, {{0}}, NULL, 4.5f, NULL, 1},
-    {"sigmoidf",
-     "1/(1+e^-x)",
-     0.0,
-     o_sigmoid,
-     r_sigmoid,
-     m_sigmoid,
-     s_sigmoid,
-     {{0}},
-     NULL,
-     110.0f,
-     "sigmoid",
-     1},
-    {"relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
+    CR_PATHS(CR_OPS){
+        "relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
     {"relu2", "relu(x)^2", 0.0, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, "relu2", 0},
-    {"silu", "x sigmoid(x)", 0.0, o_silu, r_silu, m_silu, s_gate, {{0}}, NULL, 120.0f, "silu", 1},
-    {"gelu_erf",
-     "x/2 (1 + erf(x/sqrt2))",
-     0.0,
-     o_gelu_erf,
-     r_gelu_erf,
-     m_gelu_erf,
-     s_gate,
-     {{0}},
-     NULL,
-     16.0f,
-     "gelu",
-     1},
-    {"gelu_tanh",
-     "x/2 (1 + tanh(c(x + d x^3)))",
-     0.0,
-     o_gelu_tanh,
-     r_gelu_tanh,
-     m_gelu_tanh,
-     s_gate,
-     {{0}},
-     NULL,
-     16.0f,
-     "gelu_tanh",
-     1},
-    {"gelu_quick",
-     "x sigmoid(1.702 x)",
-     0.0,
-     o_gelu_quick,
-     r_gelu_quick,
-     m_gelu_quick,
-     s_gate,
-     {{0}},
-     NULL,
-     80.0f,
-     "gelu_quick",
-     1},
-    {"softcap",
-     "cap tanh(x/cap), exhaustive: cap=30",
-     0.0,
-     o_softcap,
-     r_softcap,
-     m_softcap,
-     s_softcap,
-     {{30.0f, 0, 0}},
-     gen_softcap,
-     300.0f,
-     "softcap",
-     1},
-    {"softcap50",
-     "cap tanh(x/cap), cap=50",
-     0.0,
-     o_softcap,
-     r_softcap,
-     m_softcap,
-     s_softcap,
-     {{50.0f, 0, 0}},
-     NULL,
-     500.0f,
-     "softcap",
-     1},
-    {"swiglu_oss",
-     "(clamp(up)+1) g sigmoid(1.702 g), g=min(x,7); exhaustive: up=0.3",
-     0.0,
-     o_swiglu,
-     r_swiglu,
-     m_swiglu,
-     s_swiglu,
-     {{0.3f, 1.702f, 7.0f}},
-     gen_swiglu,
-     80.0f,
-     "swiglu_oai",
-     1},
+    CR_AT("softcap50", softcap, "cap tanh(x/cap), cap=50", s_softcap, P_CAP50, 500.0f, "softcap"),
     /* the single-rounding gated units (BICL_GLU_ROUND_ONCE): exhaustive over the gate at
      * fixed ups, sampled over both */
-    {"swiglu1",
-     "silu(g) up rounded once, exhaustive: up=0.3",
-     0.5,
-     o_swiglu1,
-     r_swiglu1,
-     m_swiglu1,
-     s_glu1,
-     {{0.3f, 0, 0}},
-     gen_up,
-     250.0f,
-     NULL,
-     1},
-    {"swiglu1_u1.7",
-     "silu(g) up rounded once, up=1.7",
-     0.5,
-     o_swiglu1,
-     r_swiglu1,
-     m_swiglu1,
-     s_glu1,
-     {{1.7f, 0, 0}},
-     NULL,
-     250.0f,
-     NULL,
-     1},
-    {"swiglu1_u-3.1e-3",
-     "silu(g) up rounded once, up=-3.1e-3",
-     0.5,
-     o_swiglu1,
-     r_swiglu1,
-     m_swiglu1,
-     s_glu1,
-     {{-3.1e-3f, 0, 0}},
-     NULL,
-     250.0f,
-     NULL,
-     1},
-    {"geglu_tanh1",
-     "gelu_tanh(g) up rounded once, exhaustive: up=0.3",
-     0.5,
-     o_geglu_tanh1,
-     r_geglu_tanh1,
-     m_geglu_tanh1,
-     s_glu1,
-     {{0.3f, 0, 0}},
-     gen_up,
-     20.0f,
-     NULL,
-     1},
-    {"geglu_tanh1_u1.7",
-     "gelu_tanh(g) up rounded once, up=1.7",
-     0.5,
-     o_geglu_tanh1,
-     r_geglu_tanh1,
-     m_geglu_tanh1,
-     s_glu1,
-     {{1.7f, 0, 0}},
-     NULL,
-     20.0f,
-     NULL,
-     1},
-    {"geglu_tanh1_u-3.1e-3",
-     "gelu_tanh(g) up rounded once, up=-3.1e-3",
-     0.5,
-     o_geglu_tanh1,
-     r_geglu_tanh1,
-     m_geglu_tanh1,
-     s_glu1,
-     {{-3.1e-3f, 0, 0}},
-     NULL,
-     20.0f,
-     NULL,
-     1},
+    CR_AT("swiglu1_u1.7", swiglu1, "silu(g) up rounded once, up=1.7", s_glu1, P_UP17, 250.0f, NULL),
+    CR_AT("swiglu1_u-3.1e-3", swiglu1, "silu(g) up rounded once, up=-3.1e-3", s_glu1, P_UPM, 250.0f,
+          NULL),
+    CR_AT("geglu_tanh1_u1.7", geglu_tanh1, "gelu_tanh(g) up rounded once, up=1.7", s_glu1, P_UP17,
+          20.0f, NULL),
+    CR_AT("geglu_tanh1_u-3.1e-3", geglu_tanh1, "gelu_tanh(g) up rounded once, up=-3.1e-3", s_glu1,
+          P_UPM, 20.0f, NULL),
 #define CR_PATH_OPS(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW)         \
     {#NAME "_pair", FORMULA ", float-pair path",                                                   \
      0.5,           o_##NAME##_pair,                                                               \
