@@ -60,10 +60,34 @@ BICL_FN bicl_u32 bicl_f32_nan_to_f16(bicl_u32 a)
  * in both forms. bicl_f16_to_f32_loose: exact for a number, a NaN of the device's choosing
  * for a NaN (for a caller that takes a NaN's bits from its stored word: RoPE's 16-bit pairs);
  * the integer form below is bicl_f16_to_f32 itself. */
+#ifdef BICL_F16_FLOAT16
+/* The compiler's _Float16 conversions (the profile's BICL_F16_FLOAT16: PoCL, whose LLVM
+ * vectorises them where it left vload_half / vstore_half_rte scalar; x86's F16C converts 8
+ * or 16 at once), also exact and correctly rounded to nearest even by IEEE 754's rules;
+ * the context proves them by its self-test and otherwise falls back to bit work. */
+BICL_FN float bicl_f16_to_f32_loose(bicl_u16 h)
+{
+    return (float)__builtin_bit_cast(_Float16, h);
+}
+
+BICL_FN bicl_u16 bicl_f32_to_f16_number(float x)
+{
+    return __builtin_bit_cast(bicl_u16, (_Float16)x);
+}
+#else
 BICL_FN float bicl_f16_to_f32_loose(bicl_u16 h)
 {
     return vload_half(0, (const private half *)&h);
 }
+
+/* x's f16 bits, for a number x (a NaN's bits are the device's) */
+BICL_FN bicl_u16 bicl_f32_to_f16_number(float x)
+{
+    bicl_u16 h;
+    vstore_half_rte(x, 0, (private half *)&h);
+    return h;
+}
+#endif
 
 BICL_FN float bicl_f16_to_f32(bicl_u16 h)
 {
@@ -77,8 +101,7 @@ BICL_FN bicl_u16 bicl_f32_to_f16(float x)
 {
     bicl_u32 u = bicl_f32_as_u32(x);
     bicl_u32 a = u & 0x7fffffffu;
-    bicl_u16 h;
-    vstore_half_rte(x, 0, (private half *)&h);
+    bicl_u16 h = bicl_f32_to_f16_number(x);
     return a > 0x7f800000u ? (bicl_u16)(((u >> 16) & 0x8000u) | bicl_f32_nan_to_f16(a)) : h;
 }
 #else

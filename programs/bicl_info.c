@@ -143,7 +143,9 @@ int main(int argc, char **argv)
     printf("kernel forms: RoPE %s, f16 conversions %s, activations one per work-item %s, "
            "vector kernels' lane loop %s, 1-d work-groups ",
            ctx->rope_rows ? "rows" : "units",
-           ctx->f16_device ? "by the device (vload_half, vstore_half_rte)" : "by integer bit work",
+           ctx->f16_form == BICL_F16_FLOAT16  ? "by the compiler (_Float16 casts)"
+           : ctx->f16_form == BICL_F16_DEVICE ? "by the device (vload_half, vstore_half_rte)"
+                                              : "by integer bit work",
            ctx->act_fixup ? "fast form with fix-up (_rows_f)" : "plain (_rows_s)",
            ctx->lane_loop == BICL_LANE_LOOP_UNROLLED ? "unrolled by request (unrolled)"
            : ctx->lane_loop == BICL_LANE_LOOP_ROLLED ? "kept a loop by request (rolled: unroll 1)"

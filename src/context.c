@@ -161,18 +161,44 @@ static int env_form(const char *var, const char *const *names, int n, int profil
     return profile_choice;
 }
 
-/* How kernels convert f16 ($BICL_F16_CONVERT "bits" or "device"), the computed
+/* How kernels convert f16 ($BICL_F16_CONVERT "bits", "device" or "float16"), the computed
  * activations' one-element form ($BICL_ACT_FORM "plain" or "fixup") and the vector
  * kernels' lane loop ($BICL_LANE_LOOP "loop", "unrolled" or "rolled": a bicl_lane_loop). */
 static void resolve_env_forms(bicl_context *ctx)
 {
-    static const char *const f16[] = {"bits", "device"}, *const act[] = {"plain", "fixup"};
+    static const char *const f16[] =
+        {[BICL_F16_BITS] = "bits", [BICL_F16_DEVICE] = "device", [BICL_F16_FLOAT16] = "float16"},
+                             *const act[] = {"plain", "fixup"};
     static const char *const lanes[] = {[BICL_LANE_LOOP_COMPILER] = "loop",
                                         [BICL_LANE_LOOP_UNROLLED] = "unrolled",
                                         [BICL_LANE_LOOP_ROLLED] = "rolled"};
-    ctx->f16_device = env_form("BICL_F16_CONVERT", f16, 2, ctx->profile->f16_device) != 0;
+    ctx->f16_form = env_form("BICL_F16_CONVERT", f16, 3, ctx->profile->f16_form);
     ctx->act_fixup = env_form("BICL_ACT_FORM", act, 2, ctx->profile->act_fixup) != 0;
     ctx->lane_loop = env_form("BICL_LANE_LOOP", lanes, 3, ctx->profile->lane_loop);
+}
+
+/* The self-test; where the kernels would convert f16 by the compiler's _Float16 casts and
+ * the test fails (a compiler that does not build them, a conversion that lowers to a missing
+ * library call, or bits that differ), bit work and the test again: the form changes speed
+ * only. The note says why, after anything the second test notes. */
+static bicl_status context_selftest(bicl_context *ctx)
+{
+    const unsigned caps = ctx->info.caps; /* a failed verdict sets them too */
+    bicl_status st = bicl_context_selftest(ctx);
+    if (st == BICL_SUCCESS || ctx->f16_form != BICL_F16_FLOAT16)
+        return st;
+    char why[200];
+    snprintf(why, sizeof why, "%s", bicl_last_error(NULL));
+    ctx->info.caps = caps;
+    ctx->f16_form = BICL_F16_BITS;
+    st = bicl_context_selftest(ctx);
+    if (st != BICL_SUCCESS)
+        return st;
+    bicl_clear_error();
+    size_t used = strlen(ctx->selftest_note);
+    snprintf(ctx->selftest_note + used, sizeof ctx->selftest_note - used,
+             "%sf16 by bit work, not _Float16 casts: %s", used ? "; " : "", why);
+    return BICL_SUCCESS;
 }
 
 bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bicl_options *opts,
@@ -237,7 +263,7 @@ bicl_status bicl_context_create(cl_context cl_ctx, cl_device_id device, const bi
     resolve_cache_dir(ctx);
     resolve_act_tables(ctx);
     build_fingerprint(ctx); /* the key of the self-test's verdict */
-    st = bicl_context_selftest(ctx);
+    st = context_selftest(ctx);
     if (st != BICL_SUCCESS) {
         bicl_context_free(ctx);
         return st;

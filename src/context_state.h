@@ -31,8 +31,9 @@ struct bicl_context {
     bicl_options opts;
     const bicl_profile *profile;
     bool rope_rows;         /* BICL_OPTION_ROPE_FORM resolved: RoPE's rows form where it applies */
-    bool f16_device;        /* f16 conversions by the device's half conversions (the profile's,
-                             * or $BICL_F16_CONVERT): a source define, cl/bicl_convert.h */
+    int f16_form;           /* f16 conversions, a bicl_f16_form (the profile's, or
+                             * $BICL_F16_CONVERT; bit work where the _Float16 form failed at
+                             * context creation): a source define, cl/bicl_convert.h */
     bool act_fixup;         /* computed activations with a fast form in the fix-up kernel form
                              * (the profile's, or $BICL_ACT_FORM): src/pointwise.c */
     int lane_loop;          /* the vector kernels' lane loop, a bicl_lane_loop (the

@@ -6,23 +6,23 @@
 #include <string.h>
 
 /* BICL_PROFILE(name, V32, V32X2, VMIXED, V16, VTABLE, VROPE, VACT32, VROPE32, VACT32L,
- * VGLU32L, ROPE_FORM, F16_DEVICE, ACT_FIXUP, LANE_LOOP, FIXED_GROUPS): a variant (vw, ipt, wg) per
- * class, the RoPE form (0 units, 1 rows), the f16 conversions (0 integer bit work, 1 the
- * device's), the computed activations' one-element form (0 plain, 1 fix-up), the vector
- * kernels' lane loop (a bicl_lane_loop: 0 as the compiler chooses, 1 unrolled, 2 kept a
- * loop) and the 1-d launches' work-groups (0 fitted to the launch, 1 fixed) */
+ * VGLU32L, ROPE_FORM, F16_FORM, ACT_FIXUP, LANE_LOOP, FIXED_GROUPS): a variant (vw, ipt, wg) per
+ * class, the RoPE form (0 units, 1 rows), the f16 conversions (a bicl_f16_form), the computed
+ * activations' one-element form (0 plain, 1 fix-up), the vector kernels' lane loop (a
+ * bicl_lane_loop: 0 as the compiler chooses, 1 unrolled, 2 kept a loop) and the 1-d launches'
+ * work-groups (0 fitted to the launch, 1 fixed) */
 #define BICL_PROFILE_V(vw, ipt, wg)                                                                \
     {                                                                                              \
         vw, ipt, wg                                                                                \
     }
 #define BICL_PROFILE(name, v32, v32x2, vmixed, v16, vtable, vrope, vact32, vrope32, vact32l,       \
-                     vglu32l, rope_form, f16_device, act_fixup, lane_loop, fixed_groups)           \
+                     vglu32l, rope_form, f16_form, act_fixup, lane_loop, fixed_groups)             \
     {name,                                                                                         \
      {BICL_PROFILE_V v32, BICL_PROFILE_V v32x2, BICL_PROFILE_V vmixed, BICL_PROFILE_V v16,         \
       BICL_PROFILE_V vtable, BICL_PROFILE_V vrope, BICL_PROFILE_V vact32, BICL_PROFILE_V vrope32,  \
       BICL_PROFILE_V vact32l, BICL_PROFILE_V vglu32l},                                             \
      rope_form,                                                                                    \
-     f16_device,                                                                                   \
+     f16_form,                                                                                     \
      act_fixup,                                                                                    \
      lane_loop,                                                                                    \
      fixed_groups},

@@ -74,18 +74,28 @@ typedef enum bicl_lane_loop {
     BICL_LANE_LOOP_ROLLED = 2
 } bicl_lane_loop;
 
+/* How kernels convert f16 (cl/bicl_convert.h; the same bits in every form): integer bit
+ * work; OpenCL's vload_half / vstore_half_rte; the compiler's _Float16 conversions, where the
+ * device's compiler builds them and the self-test finds their bits (else a context falls back
+ * to bit work, src/context.c). */
+typedef enum bicl_f16_form {
+    BICL_F16_BITS = 0,
+    BICL_F16_DEVICE = 1,
+    BICL_F16_FLOAT16 = 2
+} bicl_f16_form;
+
 /* A vendor's default variant per launch class. */
 typedef struct bicl_profile {
     const char *name;
     bicl_variant variants[BICL_VCLASS_COUNT];
-    int rope_form;  /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
-    int f16_device; /* f16 conversions: 0 integer bit work, 1 the device's half conversions
-                     * (cl/bicl_convert.h: the same bits, with bicl's NaN rule) */
-    int act_fixup;  /* a computed activation with a fast form, one element per work-item:
-                     * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
-                     * cl/bicl_kernel.h: the same bits) */
-    int lane_loop;  /* the vector kernels' loop over lanes (cl/bicl_kernel.h, BICL_FOR_LANES:
-                     * the same bits in every form): a bicl_lane_loop */
+    int rope_form;    /* BICL_OPTION_ROPE_FORM's "auto": 0 units, 1 rows */
+    int f16_form;     /* f16 conversions: a bicl_f16_form (cl/bicl_convert.h: the same bits in
+                       * every form, with bicl's NaN rule) */
+    int act_fixup;    /* a computed activation with a fast form, one element per work-item:
+                       * 0 the plain kernel (_rows_s), 1 the fix-up form (_rows_f,
+                       * cl/bicl_kernel.h: the same bits) */
+    int lane_loop;    /* the vector kernels' loop over lanes (cl/bicl_kernel.h, BICL_FOR_LANES:
+                       * the same bits in every form): a bicl_lane_loop */
     int fixed_groups; /* a 1-d launch's work-group (src/launch.c): 0 fitted to the launch
                        * (halved for a short one; a size that is a multiple of 64 left to the
                        * implementation where the variant leaves it open), 1 one of two fixed

@@ -37,6 +37,19 @@ void bicl_program_cache_key(const bicl_context *ctx, bicl_family family, const c
 }
 
 /* The source define of a lane-loop form (cl/bicl_kernel.h's BICL_FOR_LANES). */
+/* The source defines of a bicl_f16_form (cl/bicl_convert.h). */
+static const char *f16_form_define(int f16_form)
+{
+    switch (f16_form) {
+    case BICL_F16_DEVICE:
+        return "#define BICL_F16_DEVICE 1\n";
+    case BICL_F16_FLOAT16:
+        return "#define BICL_F16_DEVICE 1\n#define BICL_F16_FLOAT16 1\n";
+    default:
+        return "";
+    }
+}
+
 static const char *lane_loop_define(int lane_loop)
 {
     switch (lane_loop) {
@@ -64,12 +77,12 @@ bicl_status bicl_program_source(const bicl_context *ctx, bicl_family family, con
      * the form (BICL_ACT_FORM) on a device whose compiler never built the attribute keeps
      * the plain function. */
     const bool fix_family = family == BICL_FAMILY_UNARY || family == BICL_FAMILY_GLU;
-    int plen = snprintf(
-        prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s%s",
-        (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
-        ctx->f16_device ? "#define BICL_F16_DEVICE 1\n" : "", lane_loop_define(ctx->lane_loop),
-        ctx->profile->act_fixup && fix_family ? "#define BICL_FIX_REDO_CALL 1\n" : "",
-        instance ? "#define BICL_SELECTED 1\n" : "");
+    int plen =
+        snprintf(prefix, sizeof prefix, "#pragma OPENCL FP_CONTRACT OFF\n%s%s%s%s%s",
+                 (ctx->info.caps & BICL_CAP_FP64) ? "#define BICL_HAVE_FP64 1\n" : "",
+                 f16_form_define(ctx->f16_form), lane_loop_define(ctx->lane_loop),
+                 ctx->profile->act_fixup && fix_family ? "#define BICL_FIX_REDO_CALL 1\n" : "",
+                 instance ? "#define BICL_SELECTED 1\n" : "");
     if (instance)
         snprintf(suffix, sizeof suffix, "%s\n", instance);
     size_t slen = strlen(suffix), total = (size_t)plen + src->size + slen;

@@ -226,8 +226,8 @@ static const char *const st_names[BICL_ST_COUNT] = {"f32 division a/b",
                                                     "f32 fma with denormals",
                                                     "f32 multiply (denormal results)",
                                                     "f32 add (denormal results)",
-                                                    "f32 -> f16 (bit path)",
-                                                    "f16 -> f32 (bit path)",
+                                                    "f32 -> f16 (the context's form)",
+                                                    "f16 -> f32 (the context's form)",
                                                     "f32 -> bf16 (bit path)",
                                                     "f32 rint",
                                                     "f32 -> int conversion",
@@ -494,7 +494,10 @@ static bicl_status st_run_test(bicl_context *ctx, st_memo *m)
 
 bicl_status bicl_context_selftest(bicl_context *ctx)
 {
-    uint64_t key = ctx->fingerprint_hash;
+    /* the f16 form is a source define, not in the fingerprint (it changes no bit), but the
+     * test proves the conversions of the form it was built with */
+    const unsigned char form = (unsigned char)ctx->f16_form;
+    uint64_t key = bicl_fnv1a(ctx->fingerprint_hash, &form, 1);
     pthread_mutex_lock(&st_lock);
     st_memo m = {0};
     bool known = false;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Runs the device self-test of ctx (src/selftest.c), or recalls its verdict for the
- * same fingerprint: sets info.caps to what is proven (divide/sqrt and denormals added,
+ * same fingerprint and f16 form: sets info.caps to what is proven (divide/sqrt and denormals added,
  * fp64 dropped if its part failed), caps_advertised and selftest_note. Returns
  * BICL_ERR_DEVICE_UNSUITABLE naming the first failing operation, or the status of a
  * failed OpenCL call (not remembered). Needs ctx's cl objects, options and base

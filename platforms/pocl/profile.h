@@ -26,9 +26,12 @@
  * 4/x, 8/x at 5-6; this kernel was not swept. RoPE's rows form (the last argument, 1:
  * BICL_OPTION_ROPE_FORM "auto" means "rows" here): one pair per work-item in a 2-d launch,
  * which PoCL vectorises (bf16 llama3 table 4.2-4.3 -> 16.7-17.7 GB/s at 64 MiB,
- * docs/performance.md, 2026-12-04). f16 conversions by integer bit work (the next field):
- * PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against 4.9-9.4 in
- * the same runs; 2026-12-05). The longest activation paths (classes ACT32L and GLU32L,
+ * docs/performance.md, 2026-12-04). f16 conversions by the compiler's _Float16 casts (the next
+ * field), which PoCL's LLVM vectorises: RoPE f16 12.4-12.6 -> 19.0-21.0 GB/s at 256 MiB
+ * against bit work (0.34-0.40 -> 0.60-0.65 of copy; docs/performance.md, 2026-12-08); a
+ * compiler that does not build them, or a self-test that finds other bits, leaves a context
+ * on bit work. PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against
+ * 4.9-9.4 for bit work in the same runs; 2026-12-05). The longest activation paths (classes ACT32L and GLU32L,
  * after ROPE32) 1/1/0 as ACT32. The computed activations with a fast form in the fix-up form (the
  * third field from the end, 1): its branch-free side vectorises (silu f32 0.08 -> 0.24-0.30
  * of copy at 64 MiB, docs/performance.md, 2026-12-05). The vector kernels' lane loop as the
@@ -40,4 +43,4 @@
  * 2,099 kernel names (up to 20 per kernel) with groups fitted to each launch
  * (docs/performance.md, 2026-12-06). */
 BICL_PROFILE("pocl", (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (1, 1, 0), (8, 1, 0), (1, 1, 0),
-             (4, 4, 0), (1, 1, 0), (1, 1, 0), 1, 0, 1, 0, 1)
+             (4, 4, 0), (1, 1, 0), (1, 1, 0), 1, BICL_F16_FLOAT16, 1, 0, 1)
