@@ -57,14 +57,17 @@ BICL_FN bicl_u32 bicl_f32_nan_to_f16(bicl_u32 a)
  * f16 subnormal results kept; only NaN bits differ between devices, so NaN takes bicl's
  * rule by a select. The same bits as the integer forms below, which the host runs:
  * tests/test_cast.c compares every f16 and every f32 input on the device with the host's
- * in both forms. bicl_f16_to_f32_loose: exact for a number, a NaN of the device's choosing
+ * in every form. bicl_f16_to_f32_loose: exact for a number, a NaN of the device's choosing
  * for a NaN (for a caller that takes a NaN's bits from its stored word: RoPE's 16-bit pairs);
- * the integer form below is bicl_f16_to_f32 itself. */
+ * the integer form below is bicl_f16_to_f32 itself. bicl_f32_to_f16_number: x's f16 bits for
+ * a number x (a NaN's bits are the device's). */
 #ifdef BICL_F16_FLOAT16
 /* The compiler's _Float16 conversions (the profile's BICL_F16_FLOAT16: PoCL, whose LLVM
  * vectorises them where it left vload_half / vstore_half_rte scalar; x86's F16C converts 8
- * or 16 at once), also exact and correctly rounded to nearest even by IEEE 754's rules;
- * the context proves them by its self-test and otherwise falls back to bit work. */
+ * or 16 at once), also exact and correctly rounded to nearest even by IEEE 754's rules.
+ * _Float16 is Clang's extension (15 and later on x86), not OpenCL C: a context whose
+ * compiler refuses it, or whose self-test finds other bits, converts by bit work instead
+ * (src/context.c). */
 BICL_FN float bicl_f16_to_f32_loose(bicl_u16 h)
 {
     return (float)__builtin_bit_cast(_Float16, h);
@@ -80,7 +83,6 @@ BICL_FN float bicl_f16_to_f32_loose(bicl_u16 h)
     return vload_half(0, (const private half *)&h);
 }
 
-/* x's f16 bits, for a number x (a NaN's bits are the device's) */
 BICL_FN bicl_u16 bicl_f32_to_f16_number(float x)
 {
     bicl_u16 h;
