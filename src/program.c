@@ -36,7 +36,6 @@ void bicl_program_cache_key(const bicl_context *ctx, bicl_family family, const c
              bicl_family_name(family), options, (unsigned long long)src);
 }
 
-/* The source define of a lane-loop form (cl/bicl_kernel.h's BICL_FOR_LANES). */
 /* The source defines of a bicl_f16_form (cl/bicl_convert.h). */
 static const char *f16_form_define(int f16_form)
 {
@@ -50,6 +49,7 @@ static const char *f16_form_define(int f16_form)
     }
 }
 
+/* The source define of a lane-loop form (cl/bicl_kernel.h's BICL_FOR_LANES). */
 static const char *lane_loop_define(int lane_loop)
 {
     switch (lane_loop) {
