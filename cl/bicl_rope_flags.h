@@ -16,6 +16,7 @@
 #define ROPE_ONE_ROW      256u /* one batch row (S == T): no division for a token's row */
 #define ROPE_PAIRED       512u /* rows form: a 16-bit GPT-J pair moves as one 32-bit word */
 #define ROPE_UNIT_STRIDE  1024u /* rows form: every q/k view's element stride is 1 */
+#define ROPE_ROWS_HEADS4  2048u /* rows form, specialised: 4 heads of a token to a group */
 
 /* M-RoPE's mode: ROPE_M_NONE for 1-D RoPE (one position row), else the section layout of
  * bicl_mrope_row (cl/bicl_mrope.h). */

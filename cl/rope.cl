@@ -503,7 +503,7 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
  * ROPE_PARAMS_ROWS_SPEC, in place ROPE_PARAMS_ROWS_SPEC_IP (M-RoPE: ROPE_PARAMS_M and the
  * _M forms of the others); table source only. */
 #define ROPE_ROWS_AS(NAME, PARAMS, LOCALS, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
-                     MS1, MS2, MSR)                                                                \
+                     MS1, MS2, MSR, RH)                                                            \
     kernel void NAME(PARAMS(TI, TO))                                                               \
     {                                                                                              \
         const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
@@ -515,16 +515,21 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
         const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
         /* 32-bit indices (the host launches T * heads < 2^32 rows): a 64-bit row index  \
-         * halved PoCL's vector width. A row is one work-group (the host's launch), so the     \
-         * pair is the local id and the row the group id, which PoCL knows to be the same for \
-         * every work-item of the group: MLA's row vectorised 8 wide, not 4 */                  \
+         * halved PoCL's vector width. A row (or RH) is one work-group (the host's launch), so  \
+         * the pair is the local id and the row the group id, which PoCL knows to be the same  \
+         * for every work-item of the group: MLA's row vectorised 8 wide, not 4 */              \
+        /* RH heads of one token to a group (the host's ROPE_ROWS_HEADS4: RH divides hq and hk), \
+         * one after another in each work-item, unrolled */                                        \
+        const uint rh = (RH), blocks = (hq + hk) / rh;                                             \
         uint i = (uint)get_local_id(0), th = (uint)get_group_id(1);                                \
-        uint t = th / (hq + hk), h = th - t * (hq + hk);                                           \
+        uint t = th / blocks, h0 = (th - t * blocks) * rh;                                         \
         ulong b, s;                                                                                \
         ulong pa =                                                                                 \
             rope_row_position_at(pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s);     \
         int p0, p1, p2, bad;                                                                       \
         bool ok = rope_token_positions(pos, pa, (MSR), mode, limit, &p0, &p1, &p2, &bad);          \
+        _Pragma("unroll") for (uint hr = 0; hr < rh; ++hr) {                                       \
+        uint h = h0 + hr;                                                                          \
         bool isq = h < hq;                                                                         \
         uint hh = isq ? h : h - hq;                                                                \
         uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                           \
@@ -614,15 +619,16 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
+        }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        /* The first work-item of each token's first head counts its position. A row is    \
-         * one group (the host's launch: local size (width, 1)), so the group id is the row  \
-         * and local id 0 its first work-item. Nothing crosses the barrier: PoCL stores a     \
+        /* The first work-item of each token's first head counts its position. A group is  \
+         * one block of RH heads of a token (the host's launch: local size (width, 1)), and \
+         * local id 0 its first work-item. Nothing crosses the barrier: PoCL stores a     \
          * live value per work-item (ok, h and p cost a third of the speed; get_global_id     \
          * here halved the vector width). */                                                       \
         if (get_local_id(0) == 0) {                                                                \
-            uint row = (uint)get_group_id(1), tok = row / (hq + hk);                               \
-            if (row == tok * (hq + hk)) {                                                          \
+            uint row = (uint)get_group_id(1), tok = row / blocks;                                  \
+            if (row == tok * blocks) {                                                             \
                 ulong tb, ts; /* new variables: PoCL keeps one used on both sides per item */   \
                 ulong at = rope_row_position_at(pos_off, pos_sb, pos_ss, S, tok,                   \
                                                 flags & ROPE_ONE_ROW, &tb, &ts);                   \
@@ -635,34 +641,39 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         }                                                                                          \
     }
 
+/* The heads a specialised kernel's group rotates: 4 where its flags have ROPE_ROWS_HEADS4 */
+#define ROPE_ROWS_HEADS(FL) (((FL) & ROPE_ROWS_HEADS4) ? 4u : 1u)
 #define ROPE_ROWS(TI, TO)                                                                          \
     ROPE_ROWS_AS(rope_rows_##TI##_##TO, ROPE_PARAMS, ROPE_UNUSED_ROWS, TI, TO, flags_a, half_r_a,  \
-                 lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+                 lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, ROPE_M_NONE, 0u, 0u, 0u, 0u,  \
+                 1u)
 #define ROPE_MROWS(TI, TO)                                                                         \
     ROPE_ROWS_AS(rope_rows_m_##TI##_##TO, ROPE_PARAMS_M, ROPE_UNUSED_ROWS, TI, TO, flags_a,        \
                  half_r_a, lay_a.s0, lay_a.s1, lay_a.s2, lay_a.s3, hq_a, hk_a, (uint)msec.s3,      \
-                 (uint)msec.s0, (uint)msec.s1, (uint)msec.s2, pos_sr)
+                 (uint)msec.s0, (uint)msec.s1, (uint)msec.s2, pos_sr, 1u)
 #define ROPE_ROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                   \
     ROPE_ROWS_AS(                                                                                  \
         rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ##_k##HK,      \
         ROPE_PARAMS_ROWS_SPEC, ROPE_LOCALS_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u, L2##u,      \
-        L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+        L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u, ROPE_ROWS_HEADS(FL##u))
 #define ROPE_MROWS_SPEC(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)                   \
     ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
                      ##_k##HK##_m##M##_##S0##_##S1##_##S2,                                         \
                  ROPE_PARAMS_ROWS_SPEC_M, ROPE_LOCALS_NONE, TI, TO, FL##u, HALF##u, L0##u, L1##u,  \
-                 L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
+                 L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr,                    \
+                 ROPE_ROWS_HEADS(FL##u))
 /* Their in-place forms (ROPE_PARAMS_ROWS_SPEC_IP): "_ip" appended to the names. */
 #define ROPE_ROWS_SPEC_IP(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK)                                \
     ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
                      ##_k##HK##_ip,                                                                \
                  ROPE_PARAMS_ROWS_SPEC_IP, ROPE_LOCALS_IP, TI, TO, FL##u, HALF##u, L0##u, L1##u,   \
-                 L2##u, L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u)
+                 L2##u, L3##u, HQ##u, HK##u, ROPE_M_NONE, 0u, 0u, 0u, 0u, ROPE_ROWS_HEADS(FL##u))
 #define ROPE_MROWS_SPEC_IP(TI, TO, FL, HALF, L0, L1, L2, L3, HQ, HK, M, S0, S1, S2)                \
     ROPE_ROWS_AS(rope_rows_##TI##_##TO##_f##FL##_h##HALF##_l##L0##_##L1##_##L2##_##L3##_q##HQ      \
                      ##_k##HK##_m##M##_##S0##_##S1##_##S2##_ip,                                    \
                  ROPE_PARAMS_ROWS_SPEC_IP_M, ROPE_LOCALS_IP, TI, TO, FL##u, HALF##u, L0##u, L1##u, \
-                 L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
+                 L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr,                    \
+                 ROPE_ROWS_HEADS(FL##u))
 
 /* Instances the host appends: "ROPE_KERNEL(ti, to, vw)", "ROPE_KERNEL_SPEC(ti, to, vw, flags,
  * half, groups, lay0, lay1, lay2, lay3, hq, hk)", "ROPE_ROWS(ti, to)", "ROPE_ROWS_SPEC(ti,

@@ -652,6 +652,7 @@ typedef struct rope_shape {
     bool rows;       /* the rows form: units (dim 0) x T * heads (dim 1), one pair each */
     bool paired;     /* rows form, ROPE_PAIRED: every GPT-J pair starts on an even element */
     bool unit;       /* rows form, ROPE_UNIT_STRIDE: every view's element stride is 1 */
+    bool heads4;     /* rows form, ROPE_ROWS_HEADS4: 4 heads of a token to a group */
     unsigned vw;     /* pairs per work unit: 8 or 4 (vector loads) or 1 (general path) */
     cl_uint groups;  /* units per (token, head block) */
     cl_uint hpu;     /* heads per block */
@@ -756,6 +757,20 @@ static rope_shape rope_rows_shape(const rope_views *v, size_t half)
     sh.ipt = 1;
     sh.units = sh.groups;
     return sh;
+}
+
+/* Whether the rows form gives a work-group 4 heads of a token (ROPE_ROWS_HEADS4), in turn in
+ * each work-item, which loads the position and the table entries once for the four: where
+ * it measured faster on PoCL (docs/performance.md, thirty-fourth session: M-RoPE, whose pairs
+ * read three table rows, 0.43-0.61 -> 0.54-0.93 of copy; out of place, which also copies the
+ * pass-through elements, partial 64 +10-20 %), not where it measured slower (1-D RoPE in
+ * place: partial 64 half the speed, fused QKV -30 %, f32 -25 %). A specialised kernel only
+ * (the flag is a constant of its name), and 4 must divide both head counts. */
+static bool rope_rows_heads4(const bicl_context *ctx, const bicl_rope_mrope *m,
+                             const rope_views *v)
+{
+    return ctx->opts.rope_specialise && v->hq % 4 == 0 && v->hk % 4 == 0 &&
+           (m || !v->q_in_place);
 }
 
 /* allow_rows false: the units form even where the rows form is wanted (its kernel's
@@ -996,6 +1011,7 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
         (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
         (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
         (sh->rows && sh->paired ? ROPE_PAIRED : 0) | (sh->rows && sh->unit ? ROPE_UNIT_STRIDE : 0) |
+        (sh->rows && sh->heads4 ? ROPE_ROWS_HEADS4 : 0) |
         (v->S == v->T ? ROPE_ONE_ROW : 0);
     const cl_uint spec[9] = {*flags,
                              (cl_uint)plan->half,
@@ -1020,6 +1036,10 @@ static bicl_status rope_shape_and_kernel(bicl_context *ctx, bicl_memo *memo,
 {
     bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
     *sh = rope_launch_shape(ctx, memo, plan, source, v, views, true);
+    if (sh->rows && rope_rows_heads4(ctx, m, v)) {
+        sh->heads4 = true;
+        sh->hblocks /= 4;
+    }
     bicl_status st = rope_kernel_for(ctx, plan, m, source, inverse, v, sh, in, out, flags, k);
     if (st != BICL_SUCCESS || !sh->rows || bicl_kernel_wg_max(ctx, *k) >= sh->units)
         return st;

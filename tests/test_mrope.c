@@ -953,10 +953,10 @@ static void check_head_out_of_range(const bicl_mrope_plan *plan, const int32_t *
         assert_true(isnan(y[0]) && isnan(y[R - 1]) && (R == D || y[D - 1] == x[D - 1]));
 }
 
-static void out_of_range_on(test_env *env, const mcase *mc)
+static void out_of_range_on(test_env *env, const mcase *mc, size_t H, size_t HK)
 {
     bicl_mrope_plan *plan = case_plan(env, mc, BICL_ROPE_ANGLE_EXACT, 100);
-    const size_t T = 4, H = 2, HK = 1, D = (size_t)mc->head_dim, R = (size_t)mc->rotary_dim;
+    const size_t T = 4, D = (size_t)mc->head_dim, R = (size_t)mc->rotary_dim;
     float *x = malloc(T * H * D * 4), *y = malloc(T * H * D * 4);
     float *kx = malloc(T * HK * D * 4), *ky = malloc(T * HK * D * 4);
     fill_x(x, BICL_F32, T * H * D, 1);
@@ -977,7 +977,9 @@ static void out_of_range_on(test_env *env, const mcase *mc)
         for (size_t h = 0; h < H; ++h)
             check_head_out_of_range(plan, pos, T, t, x + (t * H + h) * D, y + (t * H + h) * D, D,
                                     R);
-        check_head_out_of_range(plan, pos, T, t, kx + t * D, ky + t * D, D, R);
+        for (size_t h = 0; h < HK; ++h)
+            check_head_out_of_range(plan, pos, T, t, kx + (t * HK + h) * D, ky + (t * HK + h) * D,
+                                    D, R);
     }
     assert_int_equal(bicl_rope_errors(env->ctx, env->queue, rp, &count, &first, 0, NULL),
                      BICL_SUCCESS);
@@ -990,14 +992,18 @@ static void out_of_range_on(test_env *env, const mcase *mc)
 
 /* ... for a partial interleaved case (pass-through elements; 6 pairs: one per vector
  * group) and Qwen2-VL's chunked sections (64 pairs: the units form's groups of 8, variant
- * 8/1/0, each read with one vector load). */
+ * 8/1/0, each read with one vector load); 2 q and 1 k heads, and 4 and 4 (the rows form's
+ * specialised kernel then gives a work-group 4 heads of a token, ROPE_ROWS_HEADS4, and counts
+ * a token's position once per 4 heads' group). */
 static void out_of_range_cases_on(test_env *env, int form)
 {
     (void)form; /* the same cases in each */
     static const bicl_variant eight = {8, 1, 0};
     assert_int_equal(bicl_context_set_variant(env->ctx, &eight), BICL_SUCCESS);
-    out_of_range_on(env, &cases[3]);
-    out_of_range_on(env, &cases[0]);
+    out_of_range_on(env, &cases[3], 2, 1);
+    out_of_range_on(env, &cases[0], 2, 1);
+    out_of_range_on(env, &cases[3], 4, 4);
+    out_of_range_on(env, &cases[0], 4, 4);
 }
 
 /* ... in both forms, specialised and general (the rows form counts after a barrier). */

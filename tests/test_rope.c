@@ -986,6 +986,12 @@ static void every_view_on(test_env *env, bool rows)
         {"gptj partial, q in place", 80, 32, GJ, EX, 5, 3, 2, BICL_BF16, BICL_BF16, 2, 1, 0, 0, 1},
         {"decode gptj partial", 256, 64, GJ, EX, 1, 16, 16, BICL_F16, BICL_F16, 0, 1, 0, 0, 0},
         {"prefill", 128, 128, NX, EX, 160, 4, 2, BICL_BF16, BICL_BF16, 1, 1, 0, 0, 3},
+        /* out of place with 4 dividing both head counts: the rows form's specialised kernel
+         * gives a work-group 4 heads of a token (ROPE_ROWS_HEADS4) */
+        {"4 heads to a rows group, out of place", 128, 128, NX, EX, 9, 8, 4, BICL_BF16, BICL_BF16,
+         0, 1, 0, 0, 2},
+        {"4 heads to a rows group, partial", 128, 64, GJ, EX, 6, 4, 4, BICL_F16, BICL_F16, 0, 1, 0,
+         0, 1},
         /* q holds every f16 value (test_fill_u16_bits: the first 65536 elements hold each once),
          * so that f16 NaNs, infinities and subnormals reach the f16 -> f16 paths */
         {"prefill f16", 128, 128, NX, EX, 128, 4, 2, BICL_F16, BICL_F16, 1, 1, 0, 0, 3},
