@@ -486,50 +486,9 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
         ROPE_PARAMS_SPEC_IP_M, ROPE_LOCALS_IP_UNITS, TI, TO, VW, FL##u, HALF##u, G##u, L0##u,      \
         L1##u, L2##u, L3##u, HQ##u, HK##u, M##u, S0##u, S1##u, S2##u, pos_sr)
 
-/* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
- * dim 0 the index i of a head's rotary pair (exactly rotary_dim / 2 work-items, one
- * group), dim 1 (token, head), so one work-item rotates one pair and copies the
- * pass-through elements i, i + rotary_dim / 2, ..., with no loop (a constant count,
- * unrolled, in a specialised kernel) and no private array. PoCL vectorises a kernel across the
- * work-items of a group only in that shape; the table entry is read as two floats (an interleaved
- * pair LLVM's vectoriser handles, where the float2 load stopped it), and the counting of
- * out-of-range positions, whose atomics kept the whole body scalar, comes after a
- * barrier, which PoCL compiles as a work-item loop of its own (docs/performance.md).
- * Bits are the units form's: the same stored bits converted, the same (cos, sin) bits,
- * bicl_rope_rot0/rot1, the same store conversion (16-bit in and out of one type:
- * rope_rot_w16, their bits on the stored words); an out-of-range position reads row 0
- * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
- * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
- * ROPE_PARAMS_ROWS_SPEC, in place ROPE_PARAMS_ROWS_SPEC_IP (M-RoPE: ROPE_PARAMS_M and the
- * _M forms of the others); table source only. */
-#define ROPE_ROWS_AS(NAME, PARAMS, LOCALS, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
-                     MS1, MS2, MSR, RH)                                                            \
-    kernel void NAME(PARAMS(TI, TO))                                                               \
-    {                                                                                              \
-        const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
-        const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
-        const uint mode = (MODE), ms0 = (MS0), ms1 = (MS1), ms2 = (MS2);                           \
-        LOCALS(TI, TO)                                                                             \
-        const int inv = (flags & ROPE_INVERSE) != 0;                                               \
-        const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
-        const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
-        const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
-        /* 32-bit indices (the host launches T * heads < 2^32 rows): a 64-bit row index  \
-         * halved PoCL's vector width. A row (or RH) is one work-group (the host's launch), so  \
-         * the pair is the local id and the row the group id, which PoCL knows to be the same  \
-         * for every work-item of the group: MLA's row vectorised 8 wide, not 4 */              \
-        /* RH heads of one token to a group (the host's ROPE_ROWS_HEADS4: RH divides hq and hk), \
-         * one after another in each work-item, unrolled */                                        \
-        const uint rh = (RH), blocks = (hq + hk) / rh;                                             \
-        uint i = (uint)get_local_id(0), th = (uint)get_group_id(1);                                \
-        uint t = th / blocks, h0 = (th - t * blocks) * rh;                                         \
-        ulong b, s;                                                                                \
-        ulong pa =                                                                                 \
-            rope_row_position_at(pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s);     \
-        int p0, p1, p2, bad;                                                                       \
-        bool ok = rope_token_positions(pos, pa, (MSR), mode, limit, &p0, &p1, &p2, &bad);          \
-        _Pragma("unroll") for (uint hr = 0; hr < rh; ++hr) {                                       \
-        uint h = h0 + hr;                                                                          \
+/* One head h of a rows-form work-group (ROPE_ROWS_AS): its pair i rotated and stored, its
+ * pass-through elements copied; the kernel's locals in scope. */
+#define ROPE_ROWS_HEAD(TI, TO)                                                                     \
         bool isq = h < hq;                                                                         \
         uint hh = isq ? h : h - hq;                                                                \
         uint roff = isq ? lay.s0 : lay.s2, pass = isq ? lay.s1 : lay.s3;                           \
@@ -618,7 +577,58 @@ BICL_FN void rope_rot_w16_sel(float x0, float x1, ushort w0, ushort w1, float c,
                     y[e * yes] = part ? v : s0;                                                    \
                 }                                                                                  \
             }                                                                                      \
-        }                                                                                          \
+        }
+
+/* The rows form (src/rope.c, rope_rows_wanted; the PoCL profile's choice): a 2-d launch,
+ * dim 0 the index i of a head's rotary pair (exactly rotary_dim / 2 work-items, one
+ * group), dim 1 (token, head), so one work-item rotates one pair and copies the
+ * pass-through elements i, i + rotary_dim / 2, ..., with no loop (a constant count,
+ * unrolled, in a specialised kernel) and no private array. PoCL vectorises a kernel across the
+ * work-items of a group only in that shape; the table entry is read as two floats (an interleaved
+ * pair LLVM's vectoriser handles, where the float2 load stopped it), and the counting of
+ * out-of-range positions, whose atomics kept the whole body scalar, comes after a
+ * barrier, which PoCL compiles as a work-item loop of its own (docs/performance.md).
+ * Bits are the units form's: the same stored bits converted, the same (cos, sin) bits,
+ * bicl_rope_rot0/rot1, the same store conversion (16-bit in and out of one type:
+ * rope_rot_w16, their bits on the stored words); an out-of-range position reads row 0
+ * and stores the canonical NaN instead. The general one takes ROPE_PARAMS
+ * (T, groups, hpu, hblocks, ipt and the inline sources unused), the specialised one
+ * ROPE_PARAMS_ROWS_SPEC, in place ROPE_PARAMS_ROWS_SPEC_IP (M-RoPE: ROPE_PARAMS_M and the
+ * _M forms of the others); table source only. */
+#define ROPE_ROWS_AS(NAME, PARAMS, LOCALS, TI, TO, FLAGS, HALF, L0, L1, L2, L3, HQ, HK, MODE, MS0, \
+                     MS1, MS2, MSR, RH)                                                            \
+    kernel void NAME(PARAMS(TI, TO))                                                               \
+    {                                                                                              \
+        const uint hq = (HQ), hk = (HK), half_r = (HALF), flags = (FLAGS);                         \
+        const uint4 lay = (uint4)((L0), (L1), (L2), (L3));                                         \
+        const uint mode = (MODE), ms0 = (MS0), ms1 = (MS1), ms2 = (MS2);                           \
+        LOCALS(TI, TO)                                                                             \
+        const int inv = (flags & ROPE_INVERSE) != 0;                                               \
+        const bool dei = (flags & ROPE_DEINTERLEAVE) != 0;                                         \
+        const bool gi = (flags & ROPE_GPTJ) != 0 || (dei && !inv);                                 \
+        const bool go = (flags & ROPE_GPTJ) != 0 || (dei && inv);                                  \
+        /* 32-bit indices (the host launches T * heads < 2^32 rows): a 64-bit row index  \
+         * halved PoCL's vector width. A row (or RH) is one work-group (the host's launch), so  \
+         * the pair is the local id and the row the group id, which PoCL knows to be the same  \
+         * for every work-item of the group: MLA's row vectorised 8 wide, not 4 */              \
+        /* RH heads of one token to a group (the host's ROPE_ROWS_HEADS4: RH divides hq and hk), \
+         * one after another in each work-item, unrolled */                                        \
+        const uint rh = (RH), blocks = (hq + hk) / rh;                                             \
+        uint i = (uint)get_local_id(0), th = (uint)get_group_id(1);                                \
+        uint t = th / blocks, h0 = (th - t * blocks) * rh;                                         \
+        ulong b, s;                                                                                \
+        ulong pa =                                                                                 \
+            rope_row_position_at(pos_off, pos_sb, pos_ss, S, t, flags & ROPE_ONE_ROW, &b, &s);     \
+        int p0, p1, p2, bad;                                                                       \
+        bool ok = rope_token_positions(pos, pa, (MSR), mode, limit, &p0, &p1, &p2, &bad);          \
+        if ((RH) == 1u) { /* one head: no loop at all, the code of one head a group */             \
+            const uint h = h0;                                                                     \
+            ROPE_ROWS_HEAD(TI, TO)                                                                 \
+        } else {                                                                                   \
+            _Pragma("unroll") for (uint hr = 0; hr < rh; ++hr) {                                   \
+                const uint h = h0 + hr;                                                            \
+                ROPE_ROWS_HEAD(TI, TO)                                                             \
+            }                                                                                      \
         }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         /* The first work-item of each token's first head counts its position. A group is  \
