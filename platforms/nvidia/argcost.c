@@ -47,10 +47,9 @@ static const char *src =
     "if(i==1u<<30){c[0]=d[0]+e[0]+f[0]+g[0]+h[0]+k[0]+l[0];} }\n";
 static cl_command_queue q;
 static cl_mem m[10];
-static double run(cl_kernel k, int nbuf, int nscal, int structarg, int setall, int nolocal)
+/* k's arguments: nbuf buffers, then nscal zero scalars or one struct of 32 zeros */
+static void set_args(cl_kernel k, int nbuf, int nscal, int structarg)
 {
-    double best[9];
-    size_t g = 4096, l = 128;
     cl_uint z = 0;
     unsigned pk[32] = {0};
     for (int i = 0; i < nbuf; ++i)
@@ -59,17 +58,18 @@ static double run(cl_kernel k, int nbuf, int nscal, int structarg, int setall, i
         clSetKernelArg(k, nbuf + i, sizeof z, &z);
     if (structarg)
         clSetKernelArg(k, nbuf, sizeof pk, pk);
+}
+
+static double run(cl_kernel k, int nbuf, int nscal, int structarg, int setall, int nolocal)
+{
+    double best[9];
+    size_t g = 4096, l = 128;
+    set_args(k, nbuf, nscal, structarg);
     for (int r = 0; r < 9; ++r) {
         double t0 = now();
         for (int it = 0; it < 200; ++it) {
-            if (setall) {
-                for (int i = 0; i < nbuf; ++i)
-                    clSetKernelArg(k, i, sizeof(cl_mem), &m[i]);
-                for (int i = 0; i < nscal; ++i)
-                    clSetKernelArg(k, nbuf + i, sizeof z, &z);
-                if (structarg)
-                    clSetKernelArg(k, nbuf, sizeof pk, pk);
-            }
+            if (setall)
+                set_args(k, nbuf, nscal, structarg);
             if (clEnqueueNDRangeKernel(q, k, 1, NULL, &g, nolocal ? NULL : &l, 0, NULL, NULL) !=
                 CL_SUCCESS) {
                 puts("enqueue failed");
