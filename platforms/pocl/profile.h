@@ -27,8 +27,8 @@
  * BICL_OPTION_ROPE_FORM "auto" means "rows" here): one pair per work-item in a 2-d launch,
  * which PoCL vectorises (bf16 llama3 table 4.2-4.3 -> 16.7-17.7 GB/s at 64 MiB,
  * docs/performance.md, 2026-12-04). f16 conversions by the compiler's _Float16 casts (the next
- * field), which PoCL's LLVM vectorises: RoPE f16 12.4-12.6 -> 19.0-21.0 GB/s at 256 MiB
- * against bit work (0.34-0.40 -> 0.60-0.65 of copy; docs/performance.md, 2026-12-08); a
+ * field), which PoCL's LLVM vectorises: RoPE f16 7.7-11.4 -> 20.2-20.7 GB/s at 256 MiB
+ * against bit work (0.25-0.34 -> 0.59-0.63 of copy; docs/performance.md, 2026-12-08); a
  * compiler that does not build them, or a self-test that finds other bits, leaves a context
  * on bit work. PoCL's vload_half / vstore_half_rte stay scalar (RoPE f16 1.9 GB/s against
  * 4.9-9.4 for bit work in the same runs; 2026-12-05). The longest activation paths (classes ACT32L and GLU32L,
