@@ -12,8 +12,6 @@
 
 #include "bicl_math_version.h"
 
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,9 +166,9 @@ static int env_form(const char *var, const char *const *names, int n, int profil
  * kernels' lane loop ($BICL_LANE_LOOP "loop", "unrolled" or "rolled": a bicl_lane_loop). */
 static void resolve_env_forms(bicl_context *ctx)
 {
-    static const char *const f16[] =
-        {[BICL_F16_BITS] = "bits", [BICL_F16_DEVICE] = "device", [BICL_F16_FLOAT16] = "float16"},
-                             *const act[] = {"plain", "fixup"};
+    static const char *const f16[] = {
+        [BICL_F16_BITS] = "bits", [BICL_F16_DEVICE] = "device", [BICL_F16_FLOAT16] = "float16"};
+    static const char *const act[] = {"plain", "fixup"};
     static const char *const lanes[] = {[BICL_LANE_LOOP_COMPILER] = "loop",
                                         [BICL_LANE_LOOP_UNROLLED] = "unrolled",
                                         [BICL_LANE_LOOP_ROLLED] = "rolled"};
@@ -179,59 +177,18 @@ static void resolve_env_forms(bicl_context *ctx)
     ctx->lane_loop = env_form("BICL_LANE_LOOP", lanes, 3, ctx->profile->lane_loop);
 }
 
-/* Fingerprints whose _Float16 form did not build in this process, and why: a build failure
- * is no verdict that the self-test remembers, and it would cost every later context of the
- * device a compilation. */
-static struct {
-    uint64_t key;
-    char why[200];
-} f16_refused[8];
-static size_t f16_n_refused;
-static pthread_mutex_t f16_refused_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Whether key's _Float16 form was refused; then *why says why. */
-static bool f16_refusal(uint64_t key, char *why, size_t n)
-{
-    bool known = false;
-    pthread_mutex_lock(&f16_refused_lock);
-    for (size_t i = 0; i < f16_n_refused && !known; ++i)
-        if (f16_refused[i].key == key) {
-            snprintf(why, n, "%s", f16_refused[i].why);
-            known = true;
-        }
-    pthread_mutex_unlock(&f16_refused_lock);
-    return known;
-}
-
-static void f16_refuse(uint64_t key, const char *why)
-{
-    pthread_mutex_lock(&f16_refused_lock);
-    if (f16_n_refused < sizeof f16_refused / sizeof f16_refused[0]) {
-        f16_refused[f16_n_refused].key = key;
-        snprintf(f16_refused[f16_n_refused++].why, sizeof f16_refused[0].why, "%s", why);
-    }
-    pthread_mutex_unlock(&f16_refused_lock);
-}
-
 /* The self-test; where the kernels would convert f16 by the compiler's _Float16 casts and
  * the test fails (a compiler that does not build them, a conversion that lowers to a missing
  * library call, or bits that differ), bit work and the test again: the form changes speed
- * only. The note says why, after anything the second test notes. */
+ * only. The note says why, after anything the second test notes. The self-test remembers
+ * either failure, so that a later context of the device does not build the form again. */
 static bicl_status context_selftest(bicl_context *ctx)
 {
-    char why[200];
-    bool refused =
-        ctx->f16_form == BICL_F16_FLOAT16 && f16_refusal(ctx->fingerprint_hash, why, sizeof why);
-    const unsigned caps = ctx->info.caps; /* a failed verdict sets them too */
-    bicl_status st = refused ? BICL_ERR_BUILD_FAILED : bicl_context_selftest(ctx);
+    bicl_status st = bicl_context_selftest(ctx);
     if (st == BICL_SUCCESS || ctx->f16_form != BICL_F16_FLOAT16)
         return st;
-    if (!refused) {
-        snprintf(why, sizeof why, "%s", bicl_last_error(NULL));
-        if (st == BICL_ERR_BUILD_FAILED) /* the others: a verdict remembered, or none */
-            f16_refuse(ctx->fingerprint_hash, why);
-    }
-    ctx->info.caps = caps;
+    char why[200];
+    snprintf(why, sizeof why, "%s", bicl_last_error(NULL));
     ctx->f16_form = BICL_F16_BITS;
     st = bicl_context_selftest(ctx);
     if (st != BICL_SUCCESS)

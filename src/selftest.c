@@ -509,19 +509,26 @@ bicl_status bicl_context_selftest(bicl_context *ctx)
     bicl_status st = BICL_SUCCESS;
     if (!known) {
         m.key = key;
-        /* a resource failure is not a verdict: it is returned and not remembered */
+        /* a resource failure is not a verdict: it is returned and not remembered; a compiler
+         * that refuses the _Float16 form refuses it every time, which is one */
         st = st_run_test(ctx, &m);
+        if (st == BICL_ERR_BUILD_FAILED && ctx->f16_form == BICL_F16_FLOAT16) {
+            m.status = st;
+            m.caps = ctx->info.caps;
+            snprintf(m.why, sizeof m.why, "%s", bicl_last_error(NULL));
+            st = BICL_SUCCESS;
+        }
         if (st == BICL_SUCCESS && st_memo_n < ST_MEMO_MAX)
             st_memos[st_memo_n++] = m;
     }
     pthread_mutex_unlock(&st_lock);
     if (st != BICL_SUCCESS)
         return st;
+    if (m.status != BICL_SUCCESS) /* ctx as it was: a caller may test another form */
+        return bicl_fail(m.status, "%s: %s", ctx->info.device_name, m.why);
     ctx->caps_advertised = ctx->info.caps;
     ctx->info.caps = m.caps;
     snprintf(ctx->selftest_note, sizeof ctx->selftest_note, "%s", m.why);
-    if (m.status != BICL_SUCCESS)
-        return bicl_fail(m.status, "%s: %s", ctx->info.device_name, m.why);
     return BICL_SUCCESS;
 }
 

@@ -9,11 +9,12 @@
 #include <stdint.h>
 
 /* Runs the device self-test of ctx (src/selftest.c), or recalls its verdict for the
- * same fingerprint and f16 form: sets info.caps to what is proven (divide/sqrt and denormals added,
- * fp64 dropped if its part failed), caps_advertised and selftest_note. Returns
- * BICL_ERR_DEVICE_UNSUITABLE naming the first failing operation, or the status of a
- * failed OpenCL call (not remembered). Needs ctx's cl objects, options and base
- * fingerprint. */
+ * same fingerprint and f16 form: on success sets info.caps to what is proven (divide/sqrt
+ * and denormals added, fp64 dropped if its part failed), caps_advertised and selftest_note.
+ * Returns BICL_ERR_DEVICE_UNSUITABLE naming the first failing operation, BICL_ERR_BUILD_FAILED
+ * where the compiler refused the _Float16 f16 form (remembered too), or the status of a
+ * failed OpenCL call (not remembered), and then leaves ctx as it was. Needs ctx's cl objects,
+ * options and base fingerprint. */
 bicl_status bicl_context_selftest(bicl_context *ctx);
 /* "suitable (fp64), self-tested", with what the self-test proved or dropped. */
 void bicl_context_verdict(const bicl_context *ctx, char *out, size_t n);
