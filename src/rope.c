@@ -761,27 +761,29 @@ static rope_shape rope_rows_shape(const rope_views *v, size_t half)
 
 /* Whether the rows form gives a work-group 4 heads of a token (ROPE_ROWS_HEADS4), in turn in
  * each work-item, which loads the position and the table entries once for the four: where
- * it measured faster on PoCL (docs/performance.md, thirty-fourth session: M-RoPE, whose pairs
- * read three table rows, 0.43-0.61 -> 0.54-0.93 of copy; out of place, which also copies the
- * pass-through elements, partial 64 +10-20 %), not where it measured slower (1-D RoPE in
- * place: partial 64 half the speed, fused QKV -30 %, f32 -25 %). A specialised kernel only
- * (the flag is a constant of its name), and 4 must divide both head counts. */
-static bool rope_rows_heads4(const bicl_context *ctx, const bicl_rope_mrope *m,
-                             const rope_views *v)
+ * it measured faster on PoCL (docs/performance.md, thirty-fourth session: M-RoPE 0.34-0.47 ->
+ * 0.65-0.84 of copy, partial 64 out of place 0.42-0.79 -> 0.80-1.09), not where it measured
+ * slower (1-D RoPE in place: partial 64 half the speed, fused QKV -30 %, f32 -25 %). A
+ * specialised kernel only (the flag is a constant of its name), and 4 must divide both head
+ * counts. m: M-RoPE's layout, NULL for 1-D RoPE. */
+static bool rope_rows_heads4(const bicl_context *ctx, const bicl_rope_mrope *m, const rope_views *v)
 {
-    return ctx->opts.rope_specialise && v->hq % 4 == 0 && v->hk % 4 == 0 &&
-           (m || !v->q_in_place);
+    return ctx->opts.rope_specialise && v->hq % 4 == 0 && v->hk % 4 == 0 && (m || !v->q_in_place);
 }
 
 /* allow_rows false: the units form even where the rows form is wanted (its kernel's
- * work-group limit is below a row's width). */
+ * work-group limit is below a row's width). m: M-RoPE's layout, NULL for 1-D RoPE. */
 static rope_shape rope_launch_shape(bicl_context *ctx, bicl_memo *memo, const bicl_rope_plan *plan,
-                                    bicl_rope_source source, const rope_views *v,
-                                    const bicl_tensor *const views[4], bool allow_rows)
+                                    const bicl_rope_mrope *m, bicl_rope_source source,
+                                    const rope_views *v, const bicl_tensor *const views[4],
+                                    bool allow_rows)
 {
     size_t half = (size_t)plan->half;
     if (allow_rows && rope_rows_wanted(ctx, source, v) && ctx->info.max_work_group >= half) {
         rope_shape sh = rope_rows_shape(v, half);
+        sh.heads4 = rope_rows_heads4(ctx, m, v);
+        if (sh.heads4)
+            sh.hblocks /= 4;
         sh.paired = rope_pairs_aligned(ctx, memo, plan, views);
         sh.unit = true;
         for (int i = 0; i < 4; ++i)
@@ -1011,8 +1013,7 @@ static bicl_status rope_kernel_for(bicl_context *ctx, const bicl_rope_plan *plan
         (v->q_in_place ? ROPE_Q_IN_PLACE : 0) | (v->k_in_place ? ROPE_K_IN_PLACE : 0) |
         (sh->hblocks == 1 && !sh->rows ? ROPE_ALL_HEADS : 0) |
         (sh->rows && sh->paired ? ROPE_PAIRED : 0) | (sh->rows && sh->unit ? ROPE_UNIT_STRIDE : 0) |
-        (sh->rows && sh->heads4 ? ROPE_ROWS_HEADS4 : 0) |
-        (v->S == v->T ? ROPE_ONE_ROW : 0);
+        (sh->rows && sh->heads4 ? ROPE_ROWS_HEADS4 : 0) | (v->S == v->T ? ROPE_ONE_ROW : 0);
     const cl_uint spec[9] = {*flags,
                              (cl_uint)plan->half,
                              sh->groups,
@@ -1035,17 +1036,13 @@ static bicl_status rope_shape_and_kernel(bicl_context *ctx, bicl_memo *memo,
                                          cl_uint *flags, bicl_kernel **k)
 {
     bicl_dtype in = views[0]->dtype, out = views[1]->dtype;
-    *sh = rope_launch_shape(ctx, memo, plan, source, v, views, true);
-    if (sh->rows && rope_rows_heads4(ctx, m, v)) {
-        sh->heads4 = true;
-        sh->hblocks /= 4;
-    }
+    *sh = rope_launch_shape(ctx, memo, plan, m, source, v, views, true);
     bicl_status st = rope_kernel_for(ctx, plan, m, source, inverse, v, sh, in, out, flags, k);
     if (st != BICL_SUCCESS || !sh->rows || bicl_kernel_wg_max(ctx, *k) >= sh->units)
         return st;
     bicl_kernel_release(ctx, *k);
     *k = NULL;
-    *sh = rope_launch_shape(ctx, memo, plan, source, v, views, false);
+    *sh = rope_launch_shape(ctx, memo, plan, m, source, v, views, false);
     return rope_kernel_for(ctx, plan, m, source, inverse, v, sh, in, out, flags, k);
 }
 
