@@ -878,8 +878,8 @@ static double op_limit(const op_desc *op)
 #define CR_OPS(NAME, FN, ARGS, FORMULA, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW)              \
     {#NAME, FORMULA, 0.5, o_##NAME, REF_D, REF_M, SPECIAL, FIXED, GEN, SPAN, ROW, 1},
 static const op_desc OPS[] = {
-    CR_PATHS(CR_OPS){
-        "relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
+    CR_PATHS(CR_OPS) /* the correctly rounded functions, a row each */
+    {"relu", "max(x, +0)", 0.0, o_relu, r_relu, m_relu, s_relu, {{0}}, NULL, 10.0f, "relu", 0},
     {"relu2", "relu(x)^2", 0.0, o_relu2, r_relu2, m_relu2, s_relu, {{0}}, NULL, 10.0f, "relu2", 0},
     CR_AT("softcap50", softcap, "cap tanh(x/cap), cap=50", s_softcap, P_CAP50, 500.0f, "softcap"),
     /* the single-rounding gated units (BICL_GLU_ROUND_ONCE): exhaustive over the gate at
