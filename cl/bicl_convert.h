@@ -63,8 +63,8 @@ BICL_FN bicl_u32 bicl_f32_nan_to_f16(bicl_u32 a)
  * a number x (a NaN's bits are the device's). */
 #ifdef BICL_F16_FLOAT16
 /* The compiler's _Float16 conversions (the profile's BICL_F16_FLOAT16: PoCL, whose LLVM
- * vectorises them where it left vload_half / vstore_half_rte scalar; x86's F16C converts 8
- * or 16 at once), also exact and correctly rounded to nearest even by IEEE 754's rules.
+ * vectorises them where it left vload_half / vstore_half_rte scalar: x86's F16C, 8 at once in
+ * the RoPE f16 kernel), also exact and correctly rounded to nearest even by IEEE 754's rules.
  * _Float16 is Clang's extension (15 and later on x86), not OpenCL C: a context whose
  * compiler refuses it, or whose self-test finds other bits, converts by bit work instead
  * (src/context.c). */
